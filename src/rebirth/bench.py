@@ -1,0 +1,45 @@
+"""Speed measurements: random all-bot games per second on one core (the fast path)."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+
+from rebirth.engine.game import Game
+from rebirth.engine.state import State
+
+
+def random_playout(state: State, rng: random.Random) -> State:
+    """Play ``state`` to the end with uniformly random legal actions (in place)."""
+    pick = state.random_action_id
+    apply = state.apply_id
+    while not state.done:
+        apply(pick(rng))
+    return state
+
+
+def games_per_second(game: Game, *, seconds: float = 1.0, seed: int = 0) -> float:
+    """Deal and play random games for about ``seconds``; games per second."""
+    rng = random.Random(seed)
+    count = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        st = game.new_state(rng.getrandbits(32))
+        random_playout(st, rng)
+        count += 1
+        now = time.perf_counter()
+        if now >= deadline:
+            return count / (now - start)
+
+
+def bench_random(game: Game, *, runs: int = 5, seconds: float = 1.0, seed: int = 0) -> dict[str, float]:
+    """Median and spread of :func:`games_per_second` over ``runs`` runs."""
+    rates = [games_per_second(game, seconds=seconds, seed=seed + i) for i in range(runs)]
+    return {
+        "games_per_s": statistics.median(rates),
+        "min": min(rates),
+        "max": max(rates),
+        "runs": runs,
+    }

@@ -1,0 +1,83 @@
+"""The bot interface and the registry of bot kinds and levels.
+
+A bot is built for one seat of one :class:`~rebirth.engine.game.Game` (public
+rules and configuration) and afterwards receives nothing but that seat's
+:class:`~rebirth.engine.views.View`. It has no reference to any state, so it
+cannot look at hidden information: that is enforced by construction.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+
+from rebirth.engine.game import Game
+from rebirth.engine.views import View
+
+
+class BotError(ValueError):
+    """An unknown bot kind, or a bot asked to act out of turn."""
+
+
+class Bot(ABC):
+    """A player that chooses an action from a view."""
+
+    kind: str = "bot"
+
+    def __init__(self, game: Game, seat: int, seed: int | None = None) -> None:
+        self.game = game
+        self.seat = seat
+        self.rng = random.Random(seed)
+
+    @abstractmethod
+    def choose(self, view: View) -> str:
+        """The text of one of ``view.legal_actions``."""
+
+    def act(self, view: View) -> str:
+        """Check the view is this bot's turn, then choose."""
+        if view.seat != self.seat or view.current_player != self.seat or not view.legal_actions:
+            raise BotError(f"{self.kind} bot of seat {self.seat} asked to act out of turn")
+        action = self.choose(view)
+        if action not in view.legal_actions:  # pragma: no cover - a bug in a bot
+            raise BotError(f"{self.kind} bot chose an illegal action {action!r}")
+        return action
+
+
+BotFactory = Callable[[Game, int, "int | None"], Bot]
+_REGISTRY: dict[str, BotFactory] = {}
+_DESCRIPTIONS: dict[str, str] = {}
+
+
+def register(name: str, description: str) -> Callable[[BotFactory], BotFactory]:
+    def deco(factory: BotFactory) -> BotFactory:
+        _REGISTRY[name] = factory
+        _DESCRIPTIONS[name] = description
+        return factory
+
+    return deco
+
+
+def make_bot(kind: str, game: Game, seat: int, seed: int | None = None) -> Bot:
+    """A bot of ``kind`` (a bot name or a level name) for ``seat``."""
+    _load()
+    key = kind.strip().lower()
+    if key not in _REGISTRY:
+        raise BotError(f"unknown seat kind {kind!r} (choose from human, {', '.join(BOT_KINDS())})")
+    return _REGISTRY[key](game, seat, seed)
+
+
+def BOT_KINDS() -> list[str]:  # noqa: N802 - reads like the constant it stands for
+    """The registered bot and level names."""
+    _load()
+    return list(_REGISTRY)
+
+
+def describe(kind: str) -> str:
+    _load()
+    return _DESCRIPTIONS[kind]
+
+
+def _load() -> None:
+    # Importing the modules registers their bots.
+    from rebirth.bots import greedy, randombot  # noqa: F401

@@ -1,0 +1,1 @@
+"""The ``rebirth`` command line."""

@@ -1,0 +1,100 @@
+"""``rebirth``: play, replay, bench and check maps."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from rebirth import __version__
+
+
+def _add_game_options(p: argparse.ArgumentParser, *, seats: bool = True) -> None:
+    p.add_argument("--board", default="scotland",
+                   help="shipped map name (scotland, ireland) or a map file")
+    p.add_argument("--players", type=int, default=3, choices=(2, 3, 4))
+    p.add_argument("--variant", action="append", default=[], metavar="NAME",
+                   help="switch on a rule variant (repeatable); see 'rebirth variants'")
+    if seats:
+        p.add_argument("--seats", default=None,
+                       help="comma-separated seat kinds: human or a bot name, e.g. human,greedy,random")
+        p.add_argument("--seed", type=int, default=None)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rebirth",
+        description="Reiner Knizia's Rebirth: play, replay and analyse games.",
+    )
+    parser.add_argument("--version", action="version", version=f"rebirth {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    play = sub.add_parser("play", help="play in the terminal (humans and bots)")
+    _add_game_options(play)
+    play.add_argument("--record", metavar="FILE", help="write the game record (JSON) here")
+    play.add_argument("--lang", choices=("en", "de"), default="en")
+    play.add_argument("--names", default=None, help="comma-separated player names")
+    play.add_argument("--start", type=int, default=None, metavar="SEAT",
+                      help="start player (1..N); random by default (S-7)")
+    play.add_argument("--delay", type=float, default=0.0,
+                      help="seconds to pause after each bot move when a human watches")
+
+    rep = sub.add_parser("replay", help="replay and verify a game record")
+    rep.add_argument("file")
+    rep.add_argument("--json", action="store_true", help="print one JSON object")
+    rep.add_argument("--map", default=None, help="map file for records of a custom map")
+    rep.add_argument("--lang", choices=("en", "de"), default="en")
+    rep.add_argument("--events", action="store_true", help="print every event with its rule")
+
+    bench = sub.add_parser("bench", help="measure engine speed on one core")
+    _add_game_options(bench, seats=False)
+    bench.add_argument("--runs", type=int, default=5)
+    bench.add_argument("--seconds", type=float, default=1.0, help="length of each run")
+    bench.add_argument("--json", action="store_true")
+
+    maps = sub.add_parser("maps", help="list shipped maps or check a map file")
+    msub = maps.add_subparsers(dest="maps_command", required=True)
+    chk = msub.add_parser("check", help="validate a map file and print the S-9 figures")
+    chk.add_argument("file")
+    msub.add_parser("list", help="list the shipped maps")
+
+    sub.add_parser("variants", help="list the rule variants")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    cmd = args.command
+    if cmd == "play":
+        from rebirth.cli import play
+
+        return play.run(args)
+    if cmd == "replay":
+        from rebirth.cli import replay
+
+        return replay.run(args)
+    if cmd == "bench":
+        from rebirth.cli import bench
+
+        return bench.run(args)
+    if cmd == "maps":
+        from rebirth.cli import maps
+
+        return maps.run(args)
+    if cmd == "variants":
+        from rebirth.engine.game import IRELAND_VARIANTS, SCOTLAND_VARIANTS, VARIANTS
+
+        for name, txt in VARIANTS.items():
+            boards = [b for b, vs in (("scotland", SCOTLAND_VARIANTS),
+                                      ("ireland", IRELAND_VARIANTS)) if name in vs]
+            print(f"{name:24} [{', '.join(boards)}] {txt['en']}")
+        return 0
+    return 2  # pragma: no cover
+
+
+def entry() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()

@@ -1,0 +1,59 @@
+"""``rebirth replay FILE``: replay a record, verify it, print the result."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from rebirth.engine.board import MapError, load_board
+from rebirth.engine.events import Event
+from rebirth.engine.records import RecordError, load_record, replay, summary_json
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        with open(args.file, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as exc:
+        print(f"error: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    lines: list[str] = []
+    names: list[str] = []
+
+    def show(i: int, events: list[Event]) -> None:
+        for e in events:
+            lines.append(f"{i + 1:4} [{e.rule}] {e.render(args.lang, names, seat=e.seat)}")
+
+    try:
+        board = load_board(args.map) if args.map else None
+        record = load_record(text)
+        if isinstance(record, dict) and isinstance(record.get("players"), list):
+            names = [str(p.get("name", f"Player {i + 1}")) if isinstance(p, dict)
+                     else f"Player {i + 1}" for i, p in enumerate(record["players"])]
+        state = replay(record, board=board, on_events=show if args.events else None)
+    except (RecordError, MapError) as exc:
+        print(f"error: {args.file}: {exc}", file=sys.stderr)
+        return 1
+    summary = summary_json(state)
+    if args.json:
+        print(json.dumps(summary))
+        return 0
+    de = args.lang == "de"
+    for line in lines:
+        print(line)
+    print(("Partie ist gültig" if de else "Record is valid") + f": {len(record['actions'])} "
+          + ("Aktionen, " if de else "actions, ")
+          + (("beendet" if de else "finished") if state.is_terminal()
+             else ("nicht beendet" if de else "not finished")))
+    cats = state.categories
+    width = max(len(n) for n in names)
+    print(" " * width + "  " + " ".join(f"{c[:10]:>10}" for c in cats) + f" {'total':>7}")
+    for q in range(state.n):
+        bd = state.breakdown(q)
+        print(f"{names[q]:<{width}}  " + " ".join(f"{bd[c]:>10}" for c in cats)
+              + f" {state.score[q]:>7}")
+    if state.is_terminal():
+        w = ", ".join(names[q] for q in state.winners)
+        print(("Sieger: " if de else "Winner: ") + w)
+    return 0

@@ -1,0 +1,61 @@
+"""Actions are small values with a text form: ``C7`` places the hand tile on hex C7,
+``mark I03`` puts a x2 marker on public mission I03 (Ireland, I-8).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rebirth.engine.hexgrid import LABEL_RE
+
+
+class ActionError(ValueError):
+    """Base class for a refused action."""
+
+
+class ActionSyntaxError(ActionError):
+    """The text is not an action at all."""
+
+
+class IllegalActionError(ActionError):
+    """A well-formed action that the rules do not allow here."""
+
+
+_MARK_RE = re.compile(r"^(?:mark|x2)\s+([A-Za-z0-9_]+)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Place the tile to be placed (hand or revealed extra tile) on the hex ``label``."""
+
+    label: str
+
+    def __str__(self) -> str:
+        return self.label
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """Put a x2 marker on the public mission ``mission`` (I-8)."""
+
+    mission: str
+
+    def __str__(self) -> str:
+        return f"mark {self.mission}"
+
+
+Action = Place | Mark
+
+
+def parse_action(text: str) -> Action:
+    """Parse the text form; raises :class:`ActionSyntaxError` with a clear message."""
+    t = text.strip()
+    if LABEL_RE.match(t.upper()):
+        return Place(t.upper())
+    m = _MARK_RE.match(t)
+    if m:
+        return Mark(m.group(1).upper())
+    raise ActionSyntaxError(
+        f"{text!r} is not an action: type a hex such as C7, or 'mark I03' for a x2 marker"
+    )

@@ -1,0 +1,231 @@
+"""Build a full state from one seat's view, sampling what the seat cannot see.
+
+This is how bots get a position to search without ever touching the real
+state (information-set determinization): every hidden item (other players'
+hands, supply orders and set-aside tiles, their secret missions, the mission
+deck, and on Ireland even the seat's own face-down tiles) is drawn at random
+from what the view leaves possible.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from rebirth.engine.board import SETTLEMENT
+from rebirth.engine.game import Game, Setup
+from rebirth.engine.state import (
+    CATEGORIES,
+    NCAT,
+    PHASE_EXTRA,
+    PHASE_MARK,
+    PHASE_PLACE,
+    State,
+    _LIST_OF_KIND,
+    rank_order,
+)
+from rebirth.engine.tiles import NEUTRAL, parse_tile, starting_tiles
+from rebirth.engine.views import PHASES, View
+
+
+class ViewError(ValueError):
+    """A view that does not fit the game (wrong board, player count or contents)."""
+
+
+def _remaining(pool: Counter[int], used: list[int], who: str) -> list[int]:
+    c = Counter(pool)
+    c.subtract(Counter(used))
+    if any(v < 0 for v in c.values()):
+        raise ViewError(f"{who}: more tiles accounted for than the player owns")
+    out: list[int] = []
+    for t in sorted(c):
+        out.extend([t] * c[t])
+    return out
+
+
+def determinize(game: Game, view: View, rng: random.Random) -> State:
+    """A state consistent with ``view``, hidden information sampled with ``rng``."""
+    b = game.board
+    n = game.players
+    if view.board != b.id or view.players != n or len(view.spaces) != len(b.spaces):
+        raise ViewError("the view is of another game")
+    if view.phase == "end":
+        raise ViewError("the game is over: nothing to determinize")
+    me = view.seat
+    ireland = b.is_ireland
+    tiles, _ = starting_tiles(n)
+    full = Counter(tiles)
+
+    placed_by: list[list[int]] = [[] for _ in range(n)]
+    for (owner, code) in view.spaces:
+        if 0 <= owner < n and code is not None:
+            placed_by[owner].append(parse_tile(code))
+    extra = parse_tile(view.extra_tile) if view.extra_tile else -1
+
+    hands: list[int] = [-1] * n
+    supplies: list[list[int]] = []
+    asides: list[list[int]] = []
+    for q in range(n):
+        used = placed_by[q] + [parse_tile(c) for c in view.discarded[q]]
+        if extra >= 0 and q == view.current_player:
+            used.append(extra)
+        known_aside: list[int] | None = None
+        if view.public_set_aside:
+            known_aside = [parse_tile(c) for c in view.public_set_aside[q]]
+        if q == me and (view.set_aside or not ireland or "ireland_set_aside_known" in view.variants):
+            known_aside = [parse_tile(c) for c in view.set_aside]
+        if q == me and view.hand is not None:
+            used.append(parse_tile(view.hand))
+            hands[q] = parse_tile(view.hand)
+        if known_aside is not None:
+            used += known_aside
+        rest = _remaining(full, used, f"seat {q}")
+        rng.shuffle(rest)
+        if hands[q] < 0 and view.hand_counts[q]:
+            hands[q] = rest.pop()
+        ns = view.supply_counts[q]
+        if known_aside is None:
+            k = view.set_aside_counts[q]
+            aside, rest = rest[:k], rest[k:]
+        else:
+            aside = known_aside
+        if len(rest) != ns:
+            raise ViewError(f"seat {q}: {len(rest)} unseen tiles for a supply of {ns}")
+        supplies.append(([hands[q]] if hands[q] >= 0 else []) + rest)
+        asides.append(aside)
+
+    # Mission cards: the display is public; the seat's own cards are known.
+    own = set(view.missions)
+    unseen = [c.id for c in game.cards if c.id not in own and c.id not in view.display]
+    rng.shuffle(unseen)
+    secret: list[list[str]] = []
+    for q in range(n):
+        if q == me:
+            secret.append(list(view.missions))
+        else:
+            k = view.mission_counts[q]
+            secret.append(unseen[:k])
+            unseen = unseen[k:]
+    if len(unseen) < view.deck_count:
+        raise ViewError("not enough unseen mission cards for the deck")
+    deck = unseen[: view.deck_count]
+
+    setup = Setup(
+        supplies=tuple(tuple(s) for s in supplies),
+        set_aside=tuple(tuple(a) for a in asides),
+        mission_deck=tuple(deck),
+        start_player=view.current_player,
+        display=tuple(view.display),
+        tower_tokens=tuple(view.tower_tokens),
+    )
+    st = State(game, setup, seed=rng.getrandbits(64))
+    card_ix = {c.id: c.index for c in game.cards}
+    st.hand = hands
+    st.sptr = [1 if hands[q] >= 0 else 0 for q in range(n)]
+    if ireland:
+        st.secret = [[card_ix[c] for c in s] for s in secret]
+    else:
+        st.missions = [[card_ix[c] for c in s] for s in secret]
+
+    # The board.
+    occ = [o for o, _ in view.spaces]
+    tile = [parse_tile(c) if c is not None else -1 for _, c in view.spaces]
+    st.occ = occ
+    st.tile = tile
+    st.free = [[], [], [], []]
+    for s in b.spaces:
+        if occ[s.index] == -1:
+            lst = st.free[_LIST_OF_KIND[s.kind]]
+            st.pos[s.index] = len(lst)
+            lst.append(s.index)
+    parent = st.uf_parent = list(range(len(b.spaces)))
+    size = st.uf_size = [1] * len(b.spaces)
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    st.maxgroup = [0] * n
+    st.rcount = [0] * (len(b.regions) * n)
+    st.nfarm_off = [0] * n
+    st.infl = [0] * (len(b.districts) * n)
+    st.dfill = [0] * len(b.districts)
+    for s in b.spaces:
+        h = s.index
+        p = occ[h]
+        if p < 0 or p == NEUTRAL:
+            continue
+        t = tile[h]
+        st.rcount[s.region * n + p] += 1
+        if t < 2:
+            if s.offshore:
+                st.nfarm_off[p] += 1
+            for nb in b.nbrs[h]:
+                if occ[nb] == p and tile[nb] == t:
+                    a, c = find(h), find(nb)
+                    if a != c:
+                        if size[a] < size[c]:
+                            a, c = c, a
+                        parent[c] = a
+                        size[a] += size[c]
+        else:
+            st.infl[s.district * n + p] += t - 1
+            st.dfill[s.district] += 1
+    for s in b.spaces:
+        p = occ[s.index]
+        if 0 <= p < n and tile[s.index] < 2:
+            st.maxgroup[p] = max(st.maxgroup[p], size[find(s.index)])
+    st.dlast = [-1] * len(b.districts)
+    for entry in view.history:
+        if "seat" in entry:
+            h_ = b.by_label.get(str(entry["action"]))
+            if h_ is not None and b.spaces[h_].kind == SETTLEMENT:
+                st.dlast[b.spaces[h_].district] = int(entry["seat"])
+    st.dfirst = [0] * n
+    if ireland:
+        for d, dist in enumerate(b.districts):
+            if dist.size > 1 and st.dfill[d] == dist.size:
+                present = [q for q in range(n) if st.infl[d * n + q] > 0]
+                rank_order(present, st.infl, d * n, st.dlast[d], n,
+                           dist.size == 2 and "medium_completer_wins" in game.variants)
+                if present:
+                    st.dfirst[present[0]] += 1
+    st.cadj = [0] * (len(b.castles) * n)
+    st.cfarm = [0] * (len(b.castles) * n)
+    for c in b.castles:
+        for h in c.spaces:
+            p = occ[h]
+            if 0 <= p < n:
+                st.cadj[c.index * n + p] += 1
+                if tile[h] < 2:
+                    st.cfarm[c.index * n + p] += 1
+    st.holder = list(view.castle_holders)
+    st.held = [sum(1 for x in st.holder if x == q) for q in range(n)]
+    st.cath = [sum(1 << q for q in pieces) for pieces in view.cathedral_pieces]
+    st.tmask = [sum(1 << q for q in visits) for visits in view.tower_visits]
+    st.towers_seen = [sum(1 for m in st.tmask if m >> q & 1) for q in range(n)]
+    st.score = list(view.scores)
+    st.cat = [0] * (NCAT * n)
+    for q in range(n):
+        for k, v in view.breakdown[q].items():
+            st.cat[CATEGORIES.index(k) * n + q] = v
+    for m_id, who in view.fulfilled.items():
+        m = card_ix[m_id]
+        st.fulfilled[m] = sum(1 << q for q in who)
+        st.first_paid[m] = bool(who)
+    st.marks = [[card_ix[c] for c in ms] for ms in view.marks]
+    st.discarded = [[parse_tile(c) for c in d] for d in view.discarded]
+    st.placed = list(view.placed)
+    st.pending_extra = view.pending_extra
+    st.pending_double = view.pending_double
+    st.extra_tile = extra
+    st.turn = view.turn
+    st.phase = {"place": PHASE_PLACE, "extra": PHASE_EXTRA, "mark": PHASE_MARK}[view.phase]
+    assert PHASES[st.phase] == view.phase
+    st.cur = view.current_player
+    st.done = False
+    st.winners_ = []
+    st.history = []
+    return st

@@ -1,0 +1,199 @@
+"""Game records: a self-contained JSON document that replays exactly (docs/records.md).
+
+A record stores the setup as dealt and every action and chance outcome, so it
+replays without the RNG: records stay valid when shuffling changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from collections.abc import Callable
+from typing import Any
+
+from rebirth import __version__
+from rebirth.engine.actions import ActionError, Mark, Place, parse_action
+from rebirth.engine.board import Board, MapError, resolve_board
+from rebirth.engine.events import Event
+from rebirth.engine.game import Game, Setup, SetupError
+from rebirth.engine.state import State
+from rebirth.engine.tiles import NEUTRAL, parse_tile, tile_code
+
+FORMAT = "rebirth-record"
+FORMAT_VERSION = 1
+
+
+class RecordError(ValueError):
+    """A record that cannot be replayed; the message names the first fault."""
+
+
+def map_digest(board: Board) -> str:
+    """A short fingerprint of a map's content, so a record refuses a different map."""
+    canon = json.dumps(board.source, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canon.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Seat:
+    """Who sat at a seat: a display name and a kind (``human``, a bot or level name)."""
+
+    name: str
+    kind: str
+
+
+def make_record(state: State, seats: list[Seat] | None = None, seed: int | None = None) -> dict[str, Any]:
+    """The record of a game so far (complete once the state is terminal)."""
+    g = state.game
+    n = g.players
+    seats = seats or [Seat(f"Player {i + 1}", "unknown") for i in range(n)]
+    rec: dict[str, Any] = {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "engine": __version__,
+        "board": g.board.id,
+        "map_digest": map_digest(g.board),
+        "players": [{"seat": i, "name": s.name, "kind": s.kind} for i, s in enumerate(seats)],
+        "variants": sorted(g.variants),
+        "seed": seed,
+        "setup": state.setup.to_json(),
+        "actions": state.history_json(),
+    }
+    if state.is_terminal():
+        rec["result"] = result_json(state)
+    return rec
+
+
+def result_json(state: State) -> dict[str, Any]:
+    """Scores, breakdown by category, winners (the record's ``result``)."""
+    return {
+        "scores": state.score[:],
+        "breakdown": [state.breakdown(q) for q in range(state.n)],
+        "winners": state.winners,
+    }
+
+
+def summary_json(state: State) -> dict[str, Any]:
+    """What ``rebirth replay --json`` prints."""
+    b = state.board
+    placements = []
+    for seat, aid in state.history:
+        if seat >= 0 and aid < len(b.spaces):
+            placements.append({"seat": seat, "tile": tile_code(state.tile[aid]),
+                               "hex": b.spaces[aid].label})
+    return {
+        "board": b.id,
+        "players": state.n,
+        "variants": sorted(state.game.variants),
+        "terminal": state.is_terminal(),
+        **result_json(state),
+        "placed": state.placed[:],
+        "neutral": sum(1 for o in state.occ if o == NEUTRAL),
+        "setup": state.setup.to_json(),
+        "placements": placements,
+    }
+
+
+def _require(cond: bool, msg: str) -> None:
+    if not cond:
+        raise RecordError(msg)
+
+
+def replay(record: Any, *, board: Board | None = None,
+           on_events: Callable[[int, list[Event]], None] | None = None) -> State:
+    """Replay a decoded record and verify it; returns the final state.
+
+    Raises :class:`RecordError` naming the first bad item: a malformed record, an
+    unknown or different map, a bad setup, an illegal or tampered action, or a
+    result that does not match.
+    """
+    _require(isinstance(record, dict), "record: must be a JSON object")
+    _require(record.get("format") == FORMAT, f"record: 'format' must be {FORMAT!r}")
+    _require(record.get("version") == FORMAT_VERSION,
+             f"record: unsupported version {record.get('version')!r}")
+    players = record.get("players")
+    _require(isinstance(players, list) and 2 <= len(players) <= 4,
+             "record: 'players' must list 2 to 4 seats")
+    variants = record.get("variants", [])
+    _require(isinstance(variants, list) and all(isinstance(v, str) for v in variants),
+             "record: 'variants' must be a list of names")
+    if board is None:
+        name = record.get("board")
+        _require(isinstance(name, str), "record: 'board' must name a map")
+        try:
+            board = resolve_board(name)
+        except MapError as exc:
+            raise RecordError(f"record: unknown map {name!r} ({exc})") from exc
+    digest = record.get("map_digest")
+    if digest is not None and digest != map_digest(board):
+        raise RecordError(
+            f"record: it was played on a different version of map {board.id!r} "
+            f"(digest {digest}, this map {map_digest(board)})")
+    try:
+        game = Game.create(board, len(players), variants)
+        setup = Setup.from_json(record.get("setup"))
+        state = game.from_setup(setup, seed=record.get("seed") if isinstance(record.get("seed"), int) else None)
+    except SetupError as exc:
+        raise RecordError(f"record: {exc}") from exc
+    actions = record.get("actions")
+    _require(isinstance(actions, list), "record: 'actions' must be a list")
+    # Chance outcomes are fed to the state in order; they sit in the list after
+    # the action that caused them, so collect them ahead of each action.
+    state.chance_feed = []
+    for i, entry in enumerate(actions):
+        where = f"action #{i + 1}"
+        _require(isinstance(entry, dict), f"{where}: must be an object")
+        if "chance" in entry:
+            continue
+        j = i + 1
+        feed: list[int] = []
+        while j < len(actions) and isinstance(actions[j], dict) and "chance" in actions[j]:
+            text = str(actions[j]["chance"])
+            try:
+                _require(text.startswith("reveal "), f"action #{j + 1}: unknown chance entry {text!r}")
+                feed.append(parse_tile(text[7:]))
+            except ValueError as exc:
+                raise RecordError(f"action #{j + 1}: {exc}") from exc
+            j += 1
+        state.chance_feed = feed
+        seat = entry.get("seat")
+        text = entry.get("action")
+        _require(isinstance(text, str), f"{where}: needs an 'action' text")
+        if state.is_terminal():
+            raise RecordError(f"{where} ({text}): the game is already over")
+        if seat != state.current_player:
+            raise RecordError(
+                f"{where} ({text}): recorded for seat {seat}, but seat {state.current_player} is to act")
+        before = len(state.history)
+        try:
+            action = parse_action(str(text))
+            if not isinstance(action, Place | Mark):  # pragma: no cover
+                raise RecordError(f"{where}: not an action")
+            events = state.apply(action)
+            if on_events is not None:
+                on_events(i, events)
+        except ActionError as exc:
+            raise RecordError(f"{where} (seat {seat}: {text}): {exc}") from exc
+        if state.chance_feed:
+            raise RecordError(f"{where} ({text}): the record has chance outcomes that did not happen")
+        used = len(state.history) - before - 1
+        if used != len(feed):
+            raise RecordError(f"{where} ({text}): the record lacks a chance outcome")
+    state.chance_feed = None
+    res = record.get("result")
+    if res is not None:
+        _require(state.is_terminal(), "record: it has a result but the game is not over")
+        mine = result_json(state)
+        for key in ("scores", "winners", "breakdown"):
+            if key in res and res[key] != mine[key]:
+                raise RecordError(
+                    f"record: the recorded {key} {res[key]} do not match the replay ({mine[key]})")
+    return state
+
+
+def load_record(text: str) -> Any:
+    """Decode record text; RecordError on malformed JSON."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"record: not valid JSON (line {exc.lineno}, column {exc.colno})") from exc

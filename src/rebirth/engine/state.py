@@ -1,0 +1,1099 @@
+"""The game state: position, legal actions, apply, clone, scoring (RULES.md P-, F-, T-, C-, K-, I-, E-).
+
+One code path serves both the explaining mode (``apply``: checks legality and
+returns events) and the fast mode (``apply_id``: no checks, no events), so the
+two cannot drift apart; the events are only built when a list is there to take
+them. All per-player tables are flat lists (index ``x * n + seat``) so that
+``clone`` is a handful of list copies.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from rebirth.engine.actions import (
+    Action,
+    ActionSyntaxError,
+    IllegalActionError,
+    Mark,
+    Place,
+    parse_action,
+)
+from rebirth.engine.board import BLANK, ENERGY, FLEXIBLE, FOOD, SETTLEMENT
+from rebirth.engine.events import Event
+from rebirth.engine.i18n import Text
+from rebirth.engine.tiles import (
+    NEUTRAL,
+    TILE_NAMES_DE,
+    TILE_NAMES_EN,
+    starting_tiles,
+    tile_code,
+)
+
+if TYPE_CHECKING:
+    from rebirth.engine.game import Game, Setup
+
+CATEGORIES = ("farms", "settlements", "ports", "castles", "missions", "offshore", "towers",
+              "public_missions")
+SCOTLAND_CATEGORIES = CATEGORIES[:5]
+IRELAND_CATEGORIES = ("farms", "settlements", "castles", "missions", "offshore", "towers",
+                      "public_missions")
+C_FARMS, C_SETTLE, C_PORTS, C_CASTLES, C_MISSIONS, C_OFFSHORE, C_TOWERS, C_PUBLIC = range(8)
+NCAT = 8
+
+# Free-space lists: which list a space of each kind lives in.
+L_ENERGY, L_FOOD, L_EITHER, L_SETTLE = 0, 1, 2, 3
+_LIST_OF_KIND = {ENERGY: L_ENERGY, FOOD: L_FOOD, BLANK: L_EITHER, FLEXIBLE: L_EITHER,
+                 SETTLEMENT: L_SETTLE}
+
+PHASE_PLACE, PHASE_EXTRA, PHASE_MARK, PHASE_END = 0, 1, 2, 3
+
+_A_EN = tuple(("an " if n[0] in "AEIOU" else "a ") + n for n in TILE_NAMES_EN)
+
+RANKS = {2: (5, 3), 3: (8, 5), 4: (12, 8, 5)}
+CASTLE_POINTS = 5
+
+_DIST_NAME = {2: ("medium", "mittleres"), 3: ("large", "großes"), 4: ("sprawling", "riesiges")}
+
+
+def _tile_text(t: int) -> Text:
+    return {"en": TILE_NAMES_EN[t], "de": TILE_NAMES_DE[t]}
+
+
+def rank_order(present: list[int], infl: list[int], base: int, completer: int, n: int,
+               completer_wins: bool) -> None:
+    """Sort ``present`` into rank order in place (T-3, T-4): influence, then the completer
+    loses every tie and the others follow clockwise from the player after the completer."""
+
+    def order(q: int) -> int:
+        if q == completer:
+            return -1 if completer_wins else n
+        return (q - completer - 1) % n
+
+    present.sort(key=lambda q: (-infl[base + q], order(q)))
+
+
+class LegalActions:
+    """A lazy view of the legal actions: ``action in state.legal_actions``, ``len``, iteration."""
+
+    __slots__ = ("_state",)
+
+    def __init__(self, state: State) -> None:
+        self._state = state
+
+    def _ids(self) -> list[int]:
+        return sorted(self._state.legal_action_ids())
+
+    def __iter__(self) -> Iterator[Action]:
+        s = self._state
+        return iter([s.action_from_id(i) for i in self._ids()])
+
+    def __len__(self) -> int:
+        return len(self._state.legal_action_ids())
+
+    def __contains__(self, action: object) -> bool:
+        s = self._state
+        if isinstance(action, str):
+            try:
+                action = parse_action(action)
+            except ActionSyntaxError:
+                return False
+        if not isinstance(action, Place | Mark):
+            return False
+        aid = s.action_id(action)
+        return aid is not None and aid in s.legal_action_ids()
+
+    def __repr__(self) -> str:
+        return f"<LegalActions {' '.join(str(a) for a in self)}>"
+
+
+class State:
+    """A position of one game. Create with :meth:`Game.new_state` or :meth:`Game.from_setup`."""
+
+    __slots__ = (
+        "_events", "aside", "board", "cadj", "cath", "cfarm", "cur", "deck", "deck_pos",
+        "discarded", "display", "dfill", "dfirst", "dlast", "done", "extra_tile", "fulfilled",
+        "game", "hand", "history", "held", "infl", "marks", "maxgroup", "missions", "n",
+        "nfarm_off", "occ", "pending_double", "pending_extra", "phase", "placed", "pos", "rcount",
+        "rng", "score", "cat", "secret", "setup", "supply", "sptr", "tile", "tmask", "towers_seen",
+        "uf_parent", "uf_size", "free", "first_paid", "chance_feed", "winners_", "final_events",
+        "holder", "returned", "turn", "tokens_on_towers",
+    )
+
+    def __init__(self, game: Game, setup: Setup, *, seed: int | None = None) -> None:
+        b = game.board
+        n = game.players
+        self.game = game
+        self.board = b
+        self.n = n
+        self.setup = setup
+        self.rng = random.Random(seed)
+        ns = len(b.spaces)
+        self.occ = [-1] * ns
+        self.tile = [-1] * ns
+        self.uf_parent = list(range(ns))
+        self.uf_size = [1] * ns
+        self.free: list[list[int]] = [[], [], [], []]
+        self.pos = [0] * ns
+        for s in b.spaces:
+            lst = self.free[_LIST_OF_KIND[s.kind]]
+            self.pos[s.index] = len(lst)
+            lst.append(s.index)
+        nd = len(b.districts)
+        self.dfill = [0] * nd
+        self.dlast = [-1] * nd
+        self.infl = [0] * (nd * n)
+        nc = len(b.castles)
+        self.cadj = [0] * (nc * n)
+        self.cfarm = [0] * (nc * n)
+        self.holder = [-1] * nc
+        self.held = [0] * n
+        self.cath = [0] * len(b.cathedrals)
+        self.tmask = [0] * len(b.towers)
+        self.towers_seen = [0] * n
+        self.rcount = [0] * (len(b.regions) * n)
+        self.maxgroup = [0] * n
+        self.dfirst = [0] * n
+        self.nfarm_off = [0] * n
+        self.score = [0] * n
+        self.cat = [0] * (NCAT * n)
+        card_ix = {c.id: c.index for c in game.cards}
+        # The deck is drawn from the front; deck_pos is the next card.
+        self.deck = [card_ix[c] for c in setup.mission_deck]
+        self.deck_pos = 0
+        self.missions: list[list[int]] = [[] for _ in range(n)]
+        self.secret: list[list[int]] = [[] for _ in range(n)]
+        self.display = [card_ix[c] for c in setup.display]
+        self.fulfilled = [0] * len(game.cards)
+        self.first_paid = [False] * len(game.cards)
+        self.marks: list[list[int]] = [[] for _ in range(n)]
+        tok_ix = {t.id: t.index for t in game.tokens}
+        # Tower i carries token tokens[i]; stored on the state so clone shares it.
+        self.pending_extra = 0
+        self.pending_double = 0
+        self.extra_tile = -1
+        self.supply = [list(s) for s in setup.supplies]
+        self.sptr = [0] * n
+        self.hand = [-1] * n
+        self.aside = [list(a) for a in setup.set_aside]
+        _, ret = starting_tiles(n)
+        self.returned = [list(ret) for _ in range(n)]
+        self.discarded: list[list[int]] = [[] for _ in range(n)]
+        self.placed = [0] * n
+        self.history: list[tuple[int, int]] = []
+        self.chance_feed: list[int] | None = None
+        self.winners_: list[int] = []
+        self.final_events: list[Event] = []
+        self._events: list[Event] | None = None
+        self.done = False
+        self.turn = 0
+        self.phase = PHASE_PLACE
+        self.cur = setup.start_player
+        self.tokens_on_towers = [tok_ix[t] for t in setup.tower_tokens]
+        # S-6: neutral tiles on every blocker hex with 2 players.
+        if n == 2:
+            for h in b.blockers:
+                self._remove_free(h)
+                self.occ[h] = NEUTRAL
+                self.tile[h] = -1
+        for p in range(n):
+            self._draw(p)
+        self._start_turn()
+
+    # ------------------------------------------------------------------ basics
+
+    def clone(self) -> State:
+        """An independent copy (the RNG state included)."""
+        c = State.__new__(State)
+        c.game = self.game
+        c.board = self.board
+        c.n = self.n
+        c.setup = self.setup
+        c.rng = random.Random()
+        c.rng.setstate(self.rng.getstate())
+        c.occ = self.occ[:]
+        c.tile = self.tile[:]
+        c.uf_parent = self.uf_parent[:]
+        c.uf_size = self.uf_size[:]
+        c.free = [lst[:] for lst in self.free]
+        c.pos = self.pos[:]
+        c.dfill = self.dfill[:]
+        c.dlast = self.dlast[:]
+        c.infl = self.infl[:]
+        c.cadj = self.cadj[:]
+        c.cfarm = self.cfarm[:]
+        c.holder = self.holder[:]
+        c.held = self.held[:]
+        c.cath = self.cath[:]
+        c.tmask = self.tmask[:]
+        c.towers_seen = self.towers_seen[:]
+        c.rcount = self.rcount[:]
+        c.maxgroup = self.maxgroup[:]
+        c.dfirst = self.dfirst[:]
+        c.nfarm_off = self.nfarm_off[:]
+        c.score = self.score[:]
+        c.cat = self.cat[:]
+        c.deck = self.deck
+        c.deck_pos = self.deck_pos
+        c.missions = [m[:] for m in self.missions]
+        c.secret = [m[:] for m in self.secret]
+        c.display = self.display
+        c.fulfilled = self.fulfilled[:]
+        c.first_paid = self.first_paid[:]
+        c.marks = [m[:] for m in self.marks]
+        c.pending_extra = self.pending_extra
+        c.pending_double = self.pending_double
+        c.extra_tile = self.extra_tile
+        c.supply = self.supply
+        c.sptr = self.sptr[:]
+        c.hand = self.hand[:]
+        c.aside = [a[:] for a in self.aside]
+        c.returned = self.returned
+        c.discarded = [d[:] for d in self.discarded]
+        c.placed = self.placed[:]
+        c.history = self.history[:]
+        c.chance_feed = None if self.chance_feed is None else self.chance_feed[:]
+        c.winners_ = self.winners_[:]
+        c.final_events = self.final_events[:]
+        c._events = None
+        c.done = self.done
+        c.turn = self.turn
+        c.phase = self.phase
+        c.cur = self.cur
+        c.tokens_on_towers = self.tokens_on_towers
+        return c
+
+    @property
+    def current_player(self) -> int:
+        """The seat to act, or -1 when the game is over."""
+        return -1 if self.done else self.cur
+
+    def is_terminal(self) -> bool:
+        return self.done
+
+    @property
+    def tile_to_place(self) -> int:
+        """The tile the current player must place now (-1 outside a placement)."""
+        if self.phase == PHASE_PLACE:
+            return self.hand[self.cur]
+        if self.phase == PHASE_EXTRA:
+            return self.extra_tile
+        return -1
+
+    # ------------------------------------------------------------ legal actions
+
+    def _spaces_for(self, t: int) -> list[int]:
+        free = self.free
+        if t >= 2:
+            return free[L_SETTLE][:]
+        own = L_ENERGY if t == 0 else L_FOOD
+        out = free[own] + free[L_EITHER]
+        if out:
+            return out
+        # P-3: emergency rule, the other farm type, never a settlement space.
+        return free[L_FOOD if t == 0 else L_ENERGY][:]
+
+    def _has_space_for(self, t: int) -> bool:
+        free = self.free
+        if t >= 2:
+            return bool(free[L_SETTLE])
+        return bool(free[0] or free[1] or free[2])
+
+    def _mark_options(self, p: int) -> list[int]:
+        f = self.fulfilled
+        bit = 1 << p
+        mine = self.marks[p]
+        return [m for m in self.display if not f[m] & bit and m not in mine]
+
+    def legal_action_ids(self) -> list[int]:
+        """Legal actions as ints: a space index, or ``len(spaces) + card`` for a x2 marker."""
+        if self.done:
+            return []
+        if self.phase == PHASE_MARK:
+            base = len(self.board.spaces)
+            return [base + m for m in self._mark_options(self.cur)]
+        return self._spaces_for(self.tile_to_place)
+
+    @property
+    def legal_actions(self) -> LegalActions:
+        """The legal actions of the player to act, as a lazy view."""
+        return LegalActions(self)
+
+    def random_action_id(self, rng: random.Random) -> int:
+        """A uniformly random legal action without building the list (fast path for playouts)."""
+        if self.phase == PHASE_MARK:
+            opts = self.legal_action_ids()
+            return opts[int(rng.random() * len(opts))]
+        t = self.tile_to_place
+        free = self.free
+        if t >= 2:
+            lst = free[L_SETTLE]
+            return lst[int(rng.random() * len(lst))]
+        a = free[L_ENERGY if t == 0 else L_FOOD]
+        e = free[L_EITHER]
+        k = len(a) + len(e)
+        if k:
+            i = int(rng.random() * k)
+            return a[i] if i < len(a) else e[i - len(a)]
+        o = free[L_FOOD if t == 0 else L_ENERGY]
+        return o[int(rng.random() * len(o))]
+
+    def action_from_id(self, aid: int) -> Action:
+        spaces = self.board.spaces
+        if aid < len(spaces):
+            return Place(spaces[aid].label)
+        return Mark(self.game.cards[aid - len(spaces)].id)
+
+    def action_id(self, action: Action) -> int | None:
+        """The int of an action, or None if it names no hex/mission of this game."""
+        if isinstance(action, Place):
+            return self.board.by_label.get(action.label)
+        for c in self.game.cards:
+            if c.id == action.mission:
+                return len(self.board.spaces) + c.index
+        return None
+
+    def action_text(self, aid: int) -> str:
+        return str(self.action_from_id(aid))
+
+    # ------------------------------------------------------------------- apply
+
+    def apply(self, action: Action | str) -> list[Event]:
+        """Apply a player's action after checking it; returns the events it caused.
+
+        Raises :class:`ActionSyntaxError` or :class:`IllegalActionError` and then
+        changes nothing.
+        """
+        if isinstance(action, str):
+            action = parse_action(action)
+        if self.done:
+            raise IllegalActionError("the game is over")
+        aid = self.action_id(action)
+        if aid is None:
+            what = f"hex {action}" if isinstance(action, Place) else f"mission {action.mission}"
+            raise IllegalActionError(f"{what} does not exist on this board")
+        if aid not in self.legal_action_ids():
+            raise IllegalActionError(self._why_illegal(aid))
+        self._events = []
+        try:
+            self.apply_id(aid)
+            return self._events
+        finally:
+            self._events = None
+
+    def _why_illegal(self, aid: int) -> str:
+        b = self.board
+        if self.phase == PHASE_MARK:
+            return ("a x2 marker must go on a public mission on display that you have not "
+                    "fulfilled or marked yet (I-8)")
+        if aid >= len(b.spaces):
+            return "you must place a tile now, not a x2 marker"
+        s = b.spaces[aid]
+        t = self.tile_to_place
+        if self.occ[aid] != -1:
+            return f"{s.label} is already occupied (P-1)"
+        if t >= 2:
+            return f"{s.label} is not a settlement space; a settlement goes only there (P-4)"
+        if s.kind == SETTLEMENT:
+            return f"{s.label} is a settlement space; a farm never goes there (P-3)"
+        return (f"{s.label} is a {s.kind_name} space; a {TILE_NAMES_EN[t]} may use it only when "
+                "no matching or blank space is free (P-2, P-3)")
+
+    def apply_id(self, aid: int) -> None:
+        """Apply a legal action given as int. Fast path: no legality check."""
+        p = self.cur
+        if self.phase == PHASE_MARK:
+            m = aid - len(self.board.spaces)
+            self.marks[p].append(m)
+            self.pending_double -= 1
+            self.history.append((p, aid))
+            ev = self._events
+            if ev is not None:
+                card = self.game.cards[m]
+                ev.append(Event("double_marker", "I-8", p, {
+                    "en": f"{{s{p}}} puts a x2 marker on mission {card.id}: it pays double "
+                          "when fulfilled later.",
+                    "de": f"{{s{p}}} legt einen x2-Marker auf Mission {card.id}: sie zählt "
+                          "doppelt, wenn sie später erfüllt wird.",
+                }, data={"mission": card.id}))
+            self._continue_turn()
+            return
+        if self.phase == PHASE_PLACE:
+            t = self.hand[p]
+            self.hand[p] = -1
+        else:
+            t = self.extra_tile
+            self.extra_tile = -1
+        self.history.append((p, aid))
+        self._place(p, aid, t)
+        self._continue_turn()
+
+    # ---------------------------------------------------------------- the turn
+
+    def _remove_free(self, h: int) -> None:
+        lst = self.free[_LIST_OF_KIND[self.board.spaces[h].kind]]
+        i = self.pos[h]
+        last = lst.pop()
+        if last != h:
+            lst[i] = last
+            self.pos[last] = i
+
+    def _draw(self, p: int) -> None:
+        """P-6: draw the next supply tile into the hand, if any is left."""
+        i = self.sptr[p]
+        sup = self.supply[p]
+        if i < len(sup):
+            self.hand[p] = sup[i]
+            self.sptr[p] = i + 1
+
+    def _start_turn(self) -> None:
+        """Find the next player able to act, applying P-7 discards; end the game when none."""
+        n = self.n
+        for _ in range(64 * n):
+            p = self.cur
+            if self.hand[p] < 0:
+                # Equal supplies make this a full stop: every hand is empty (E-1).
+                if all(h < 0 for h in self.hand):
+                    self._finish()
+                    return
+                self.cur = (p + 1) % n
+                continue
+            t = self.hand[p]
+            if self._has_space_for(t):
+                self.phase = PHASE_PLACE
+                return
+            # P-7: no legal space at all: reveal, discard, draw, pass on.
+            self.hand[p] = -1
+            self.discarded[p].append(t)
+            ev = self._events
+            if ev is not None:
+                ev.append(Event("discard", "P-7", p, {
+                    "en": f"{{s{p}}} has no legal space for {_A_EN[t]}: it is revealed "
+                          "and discarded without score.",
+                    "de": f"{{s{p}}} hat kein legales Feld für eine {TILE_NAMES_DE[t]}: sie wird "
+                          "aufgedeckt und ohne Wertung abgelegt.",
+                }, data={"tile": tile_code(t)}))
+            self._draw(p)
+            self.cur = (p + 1) % n
+        raise RuntimeError("no player can act")  # pragma: no cover
+
+    def _continue_turn(self) -> None:
+        p = self.cur
+        while self.pending_extra:
+            self.pending_extra -= 1
+            if self._reveal_extra(p):
+                return
+        while self.pending_double:
+            if self._mark_options(p):
+                self.phase = PHASE_MARK
+                return
+            self.pending_double -= 1
+            ev = self._events
+            if ev is not None:
+                ev.append(Event("double_lost", "I-8", p, {
+                    "en": f"{{s{p}}}'s x2 marker is lost: no public mission is left to mark.",
+                    "de": f"{{s{p}}}s x2-Marker verfällt: keine Mission ist mehr markierbar.",
+                }))
+        # P-6 and pass clockwise.
+        self._draw(p)
+        self.turn += 1
+        self.cur = (p + 1) % self.n
+        self._start_turn()
+
+    def _reveal_extra(self, p: int) -> bool:
+        """I-7: reveal a random set-aside tile; True if it now waits to be placed."""
+        aside = self.aside[p]
+        ev = self._events
+        if not aside:
+            if ev is not None:
+                ev.append(Event("extra_lost", "I-7", p, {
+                    "en": f"{{s{p}}}'s extra tile is lost: no set-aside tile is left.",
+                    "de": f"{{s{p}}}s Extra-Plättchen verfällt: kein beiseitegelegtes Plättchen mehr.",
+                }))
+            return False
+        if self.chance_feed is not None:
+            if not self.chance_feed:
+                raise IllegalActionError("the record lacks the chance outcome of an extra tile")
+            t = self.chance_feed.pop(0)
+            if t not in aside:
+                raise IllegalActionError(
+                    f"the record reveals a {tile_code(t)} that is not among the set-aside tiles")
+        else:
+            t = aside[int(self.rng.random() * len(aside))]
+        self.history.append((-1, t))
+        if not self._has_space_for(t):
+            if ev is not None:
+                ev.append(Event("extra_lost", "I-7", p, {
+                    "en": f"{{s{p}}} reveals {_A_EN[t]} as extra tile, but it has no "
+                          "legal space: the bonus is lost and the tile stays set aside.",
+                    "de": f"{{s{p}}} deckt eine {TILE_NAMES_DE[t]} als Extra-Plättchen auf, doch "
+                          "es gibt kein legales Feld: der Bonus verfällt, das Plättchen bleibt "
+                          "beiseite.",
+                }, data={"tile": tile_code(t)}))
+            return False
+        aside.remove(t)
+        self.extra_tile = t
+        self.phase = PHASE_EXTRA
+        if ev is not None:
+            ev.append(Event("extra_tile", "I-7", p, {
+                "en": f"{{s{p}}} reveals {_A_EN[t]} from the set-aside tiles and "
+                      "places it as an extra tile.",
+                "de": f"{{s{p}}} deckt eine {TILE_NAMES_DE[t]} aus den beiseitegelegten "
+                      "Plättchen auf und legt sie zusätzlich.",
+            }, data={"tile": tile_code(t)}))
+        return True
+
+    # ---------------------------------------------------------- scoring (P-5)
+
+    def _pay(self, p: int, pts: int, cat: int) -> None:
+        self.score[p] += pts
+        self.cat[cat * self.n + p] += pts
+
+    def _place(self, p: int, h: int, t: int) -> None:
+        b = self.board
+        n = self.n
+        occ = self.occ
+        tl = self.tile
+        ev = self._events
+        self._remove_free(h)
+        occ[h] = p
+        tl[h] = t
+        self.placed[p] += 1
+        sp = b.spaces[h]
+        self.rcount[sp.region * n + p] += 1
+        farm = t < 2
+        if ev is not None:
+            emergency = farm and sp.kind in (ENERGY, FOOD) and sp.kind != t
+            ev.append(Event("place", "P-1", p, {
+                "en": f"{{s{p}}} places {_A_EN[t]} on {sp.label}"
+                      + (" (emergency rule P-3: no matching or blank space was free)."
+                         if emergency else "."),
+                "de": f"{{s{p}}} legt eine {TILE_NAMES_DE[t]} auf {sp.label}"
+                      + (" (Notfallregel P-3: kein passendes oder leeres Feld war frei)."
+                         if emergency else "."),
+            }, data={"tile": tile_code(t), "hex": sp.label, "emergency": emergency}))
+        if farm:
+            # F-1: union-find over same-owner, same-type neighbours.
+            parent = self.uf_parent
+            size = self.uf_size
+            root = h
+            for nb in b.nbrs[h]:
+                if occ[nb] == p and tl[nb] == t:
+                    r = nb
+                    while parent[r] != r:
+                        parent[r] = parent[parent[r]]
+                        r = parent[r]
+                    if r != root:
+                        if size[r] > size[root]:
+                            parent[root] = r
+                            size[r] += size[root]
+                            root = r
+                        else:
+                            parent[r] = root
+                            size[root] += size[r]
+            g = size[root]
+            self.score[p] += g
+            self.cat[p] += g  # C_FARMS == 0
+            if g > self.maxgroup[p]:
+                self.maxgroup[p] = g
+            if ev is not None:
+                kind = ("Energy", "Energie") if t == 0 else ("Food", "Nahrungs")
+                ev.append(Event("farm", "F-1", p, {
+                    "en": f"{{s{p}}}'s {kind[0]} group now has {g} tile{'s' if g > 1 else ''}: "
+                          f"+{g}." + (" A lone farm is a group of 1." if g == 1 else ""),
+                    "de": f"{{s{p}}}s {kind[1]}-Gruppe hat jetzt {g} Plättchen: +{g}."
+                          + (" Eine einzelne Farm ist eine 1er-Gruppe." if g == 1 else ""),
+                }, points=g, data={"group": g}))
+            if sp.offshore:
+                self._pay(p, 1, C_OFFSHORE)
+                self.nfarm_off[p] += 1
+                if ev is not None:
+                    ev.append(Event("offshore", "I-3", p, {
+                        "en": f"Offshore farm on {sp.label}: +1 for {{s{p}}}.",
+                        "de": f"Offshore-Farm auf {sp.label}: +1 für {{s{p}}}.",
+                    }, points=1))
+        else:
+            d = sp.district
+            dist = b.districts[d]
+            inf = t - 1
+            self.infl[d * n + p] += inf
+            self.dfill[d] += 1
+            self.dlast[d] = p
+            size_d = len(dist.spaces)
+            if size_d == 1:
+                self._pay(p, inf, C_SETTLE)
+                if ev is not None:
+                    ev.append(Event("small_district", "T-2", p, {
+                        "en": f"Small district {dist.name['en']}: {{s{p}}} scores the influence "
+                              f"{inf}: +{inf}.",
+                        "de": f"Kleines Gebiet {dist.name['de']}: {{s{p}}} erhält den "
+                              f"Einfluss-Wert {inf}: +{inf}.",
+                    }, points=inf))
+            if sp.port:
+                self._pay(p, 1, C_PORTS)
+                if ev is not None:
+                    ev.append(Event("port", "T-6", p, {
+                        "en": f"Port on {sp.label}: +1 for {{s{p}}}.",
+                        "de": f"Hafen auf {sp.label}: +1 für {{s{p}}}.",
+                    }, points=1))
+            if size_d > 1 and self.dfill[d] == size_d:
+                self._score_district(d, p, final=False)
+        # C-1…C-4
+        for c in b.adj_castles[h]:
+            k = c * n
+            self.cadj[k + p] += 1
+            if farm:
+                self.cfarm[k + p] += 1
+            hol = self.holder[c]
+            if hol == p:
+                continue
+            if hol < 0:
+                self.holder[c] = p
+                self.held[p] += 1
+                if ev is not None:
+                    name = b.castles[c].name
+                    ev.append(Event("castle_claim", "C-1", p, {
+                        "en": f"{{s{p}}} is first next to {name['en']} and takes it.",
+                        "de": f"{{s{p}}} legt als Erster an {name['de']} an und besetzt sie.",
+                    }, data={"castle": b.castles[c].id}))
+                continue
+            mine, theirs = self.cadj[k + p], self.cadj[k + hol]
+            take = mine > theirs
+            rule = "C-2"
+            if mine == theirs:
+                mf, tf = self.cfarm[k + p], self.cfarm[k + hol]
+                rule = "C-3"
+                take = mf > tf or (mf == tf and "castle_tie_to_active" in self.game.variants)
+            if take:
+                self.holder[c] = p
+                self.held[p] += 1
+                self.held[hol] -= 1
+            if ev is not None:
+                self._castle_event(c, p, hol, take, rule)
+        if b.adj_cathedrals[h]:
+            self._cathedrals(p, h)
+        if b.adj_towers[h]:
+            self._towers(p, h)
+        if self.display:
+            self._public_missions(p)
+
+    def _castle_event(self, c: int, p: int, hol: int, take: bool, rule: str) -> None:
+        assert self._events is not None
+        n = self.n
+        k = c * n
+        name = self.board.castles[c].name
+        mine, theirs = self.cadj[k + p], self.cadj[k + hol]
+        mf, tf = self.cfarm[k + p], self.cfarm[k + hol]
+        if rule == "C-2":
+            if take:
+                en = (f"{{s{p}}} now has more spaces next to {name['en']} ({mine} to {theirs}) "
+                      f"and takes it from {{s{hol}}} (mandatory).")
+                de = (f"{{s{p}}} hat jetzt mehr Felder an {name['de']} ({mine} zu {theirs}) und "
+                      f"übernimmt sie von {{s{hol}}} (Pflicht).")
+            else:
+                en = (f"{{s{p}}} has {mine} spaces next to {name['en']}, {{s{hol}}} {theirs}: "
+                      f"{{s{hol}}} keeps it.")
+                de = (f"{{s{p}}} hat {mine} Felder an {name['de']}, {{s{hol}}} {theirs}: "
+                      f"{{s{hol}}} behält sie.")
+        elif take and mf > tf:
+            en = (f"{{s{p}}} ties {{s{hol}}} next to {name['en']} ({mine} each) but has more "
+                  f"farms ({mf} to {tf}): {{s{p}}} takes it.")
+            de = (f"{{s{p}}} liegt an {name['de']} gleichauf mit {{s{hol}}} ({mine}), hat aber "
+                  f"mehr Farmen ({mf} zu {tf}): {{s{p}}} übernimmt sie.")
+        elif take:
+            en = (f"Full tie at {name['en']}: under variant castle_tie_to_active {{s{p}}} takes it.")
+            de = (f"Vollständiger Gleichstand an {name['de']}: nach Variante "
+                  f"castle_tie_to_active übernimmt {{s{p}}}.")
+        else:
+            en = (f"{{s{p}}} ties {{s{hol}}} next to {name['en']} ({mine} spaces, {mf} to {tf} "
+                  f"farms): on the board a tie goes against the attacker, {{s{hol}}} keeps it.")
+            de = (f"{{s{p}}} liegt an {name['de']} gleichauf mit {{s{hol}}} ({mine} Felder, "
+                  f"{mf} zu {tf} Farmen): am Brett verliert der Angreifer jeden Gleichstand, "
+                  f"{{s{hol}}} behält sie.")
+        self._events.append(Event("castle_take" if take else "castle_hold", rule, p,
+                                  {"en": en, "de": de},
+                                  data={"castle": self.board.castles[c].id, "holder": hol}))
+
+    def _cathedrals(self, p: int, h: int) -> None:
+        b = self.board
+        bit = 1 << p
+        ev = self._events
+        for k in b.adj_cathedrals[h]:
+            if self.cath[k] & bit:
+                continue
+            self.cath[k] |= bit
+            name = b.cathedrals[k].name
+            card = -1
+            if self.deck_pos < len(self.deck):
+                card = self.deck[self.deck_pos]
+                self.deck_pos += 1
+                self.missions[p].append(card)
+            if ev is not None:
+                if card >= 0:
+                    cd = self.game.cards[card]
+                    ev.append(Event("cathedral", "K-1", p, {
+                        "en": f"{{s{p}}} is next to {name['en']} for the first time: cathedral "
+                              "piece placed, one secret mission card drawn.",
+                        "de": f"{{s{p}}} legt zum ersten Mal an {name['de']} an: Kathedralen-"
+                              "Figur gesetzt, eine geheime Missionskarte gezogen.",
+                    }, data={"cathedral": b.cathedrals[k].id},
+                        private={"mission": cd.id},
+                        private_text={"en": f"Your card: {cd.id} — {cd.text['en']} "
+                                            f"({cd.points} points).",
+                                      "de": f"Deine Karte: {cd.id} — {cd.text['de']} "
+                                            f"({cd.points} Punkte)."}))
+                else:
+                    ev.append(Event("cathedral", "K-1", p, {
+                        "en": f"{{s{p}}} is next to {name['en']} for the first time, but the "
+                              "mission deck is empty.",
+                        "de": f"{{s{p}}} legt zum ersten Mal an {name['de']} an, aber der "
+                              "Missionsstapel ist leer.",
+                    }, data={"cathedral": b.cathedrals[k].id}))
+
+    def _towers(self, p: int, h: int) -> None:
+        b = self.board
+        bit = 1 << p
+        ev = self._events
+        # Adjacent towers resolve in the map's tower order (P-5); the table is built that way.
+        for tw in b.adj_towers[h]:
+            if self.tmask[tw] & bit:
+                continue
+            self.tmask[tw] |= bit
+            self.towers_seen[p] += 1
+            tok = self.game.tokens[self.tokens_on_towers[tw]]
+            name = b.towers[tw].name
+            head_en = f"{{s{p}}} is next to {name['en']} for the first time: "
+            head_de = f"{{s{p}}} legt zum ersten Mal an {name['de']} an: "
+            if tok.kind == "points":
+                self._pay(p, tok.points, C_TOWERS)
+                if ev is not None:
+                    ev.append(Event("tower", "I-6", p, {
+                        "en": head_en + f"+{tok.points}.", "de": head_de + f"+{tok.points}.",
+                    }, points=tok.points, data={"tower": b.towers[tw].id, "token": tok.kind}))
+            elif tok.kind == "extra_tile":
+                self.pending_extra += 1
+                if ev is not None:
+                    ev.append(Event("tower", "I-7", p, {
+                        "en": head_en + "an extra tile this turn.",
+                        "de": head_de + "ein Extra-Plättchen in diesem Zug.",
+                    }, data={"tower": b.towers[tw].id, "token": tok.kind}))
+            elif tok.kind == "double":
+                self.pending_double += 1
+                if ev is not None:
+                    ev.append(Event("tower", "I-8", p, {
+                        "en": head_en + "a x2 marker, placed at the end of the turn.",
+                        "de": head_de + "ein x2-Marker, gelegt am Ende des Zuges.",
+                    }, data={"tower": b.towers[tw].id, "token": tok.kind}))
+            else:
+                card = -1
+                if self.deck_pos < len(self.deck):
+                    card = self.deck[self.deck_pos]
+                    self.deck_pos += 1
+                    self.secret[p].append(card)
+                if ev is not None:
+                    priv = None
+                    ptext: Text | None = None
+                    if card >= 0:
+                        cd = self.game.cards[card]
+                        priv = {"mission": cd.id}
+                        ptext = {"en": f"Your card: {cd.id} — {cd.text['en']} "
+                                       f"({cd.values[0]} points at the end).",
+                                 "de": f"Deine Karte: {cd.id} — {cd.text['de']} "
+                                       f"({cd.values[0]} Punkte am Ende)."}
+                    ev.append(Event("tower", "I-9", p, {
+                        "en": head_en + ("a secret mission card." if card >= 0
+                                         else "a mission card, but the deck is empty."),
+                        "de": head_de + ("eine geheime Missionskarte." if card >= 0
+                                         else "eine Missionskarte, doch der Stapel ist leer."),
+                    }, data={"tower": b.towers[tw].id, "token": tok.kind},
+                        private=priv, private_text=ptext))
+
+    def _score_district(self, d: int, completer: int, *, final: bool) -> None:
+        """T-3…T-5 (final=False, at completion) and T-7 (final=True, at game end)."""
+        n = self.n
+        dist = self.board.districts[d]
+        size = len(dist.spaces)
+        base = d * n
+        infl = self.infl
+        present = [q for q in range(n) if infl[base + q] > 0]
+        if not present:
+            return
+        ev = self._events
+        ranks = RANKS[size]
+        dn = _DIST_NAME[size]
+        if final and "incomplete_as_small" in self.game.variants:
+            for q in present:
+                self._pay(q, infl[base + q], C_SETTLE)
+                if ev is not None:
+                    v = infl[base + q]
+                    ev.append(Event("final_district", "T-7", q, {
+                        "en": f"Incomplete {dist.name['en']} (variant incomplete_as_small): "
+                              f"{{s{q}}} scores its influence {v}: +{v}.",
+                        "de": f"Unvollständiges Gebiet {dist.name['de']} (Variante "
+                              f"incomplete_as_small): {{s{q}}} erhält den Einfluss {v}: +{v}.",
+                    }, points=v))
+            return
+        if len(present) == 1 and not final:
+            q = present[0]
+            pts = sum(ranks)
+            self._pay(q, pts, C_SETTLE)
+            if self.display:
+                self.dfirst[q] += 1
+            if ev is not None:
+                ev.append(Event("district_alone", "T-5", q, {
+                    "en": f"{{s{q}}} filled the {dn[0]} district {dist.name['en']} alone and "
+                          f"scores all its ranks: +{pts}.",
+                    "de": f"{{s{q}}} hat das {dn[1]} Gebiet {dist.name['de']} allein gefüllt und "
+                          f"erhält alle Ränge: +{pts}.",
+                }, points=pts, data={"district": dist.id}))
+            return
+        completer_wins = size == 2 and "medium_completer_wins" in self.game.variants
+        rank_order(present, infl, base, completer, n, completer_wins)
+        for i, q in enumerate(present[: len(ranks)]):
+            pts = ranks[i]
+            self._pay(q, pts, C_SETTLE)
+            if i == 0 and not final and self.display:
+                self.dfirst[q] += 1
+            if ev is not None:
+                v = infl[base + q]
+                tied = [o for o in present if o != q and infl[base + o] == v]
+                why_en = why_de = ""
+                if tied:
+                    if completer_wins:
+                        why_en = " Tie: under variant medium_completer_wins the completer wins it."
+                        why_de = " Gleichstand: nach Variante medium_completer_wins gewinnt der Vollender."
+                    else:
+                        why_en = (" Tie: the completer loses every tie, the others are ordered "
+                                  "clockwise from the player after the completer (T-4).")
+                        why_de = (" Gleichstand: der Vollender verliert jeden Gleichstand, die "
+                                  "übrigen im Uhrzeigersinn ab dem Spieler nach dem Vollender (T-4).")
+                what_en = "incomplete at game end, " if final else ""
+                what_de = "bei Spielende unvollständig, " if final else ""
+                ev.append(Event("final_district" if final else "district",
+                                "T-7" if final else ("T-4" if tied else "T-3"), q, {
+                    "en": f"District {dist.name['en']} ({what_en}{size} spaces): {{s{q}}} has "
+                          f"influence {v} and takes rank {i + 1}: +{pts}." + why_en,
+                    "de": f"Gebiet {dist.name['de']} ({what_de}{size} Felder): {{s{q}}} hat "
+                          f"Einfluss {v} und erhält Rang {i + 1}: +{pts}." + why_de,
+                }, points=pts, data={"district": dist.id, "rank": i + 1, "influence": v}))
+
+    # ---------------------------------------------------- Ireland public missions
+
+    def _meets(self, card: int, q: int) -> bool:
+        cond = self.game.cards[card].condition
+        t = cond["type"]
+        if t == "farm_group":
+            return self.maxgroup[q] >= cond["size"]
+        if t == "castles_held":
+            return self.held[q] >= cond["count"]
+        if t == "towers_adjacent":
+            return self.towers_seen[q] >= cond["count"]
+        if t == "district_firsts":
+            return self.dfirst[q] >= cond["count"]
+        if t == "offshore_farms":
+            return self.nfarm_off[q] >= cond["count"]
+        if t == "tiles_in_provinces":
+            n = self.n
+            need = cond["tiles"]
+            k = sum(1 for r in range(len(self.board.regions)) if self.rcount[r * n + q] >= need)
+            return k >= cond["provinces"]
+        raise ValueError(f"unknown condition {t!r}")  # pragma: no cover
+
+    def _public_missions(self, p: int) -> None:
+        """I-10: check every displayed mission for every player, placer first, then clockwise."""
+        n = self.n
+        ev = self._events
+        for off in range(n):
+            q = (p + off) % n
+            bit = 1 << q
+            for m in self.display:
+                if self.fulfilled[m] & bit or not self._meets(m, q):
+                    continue
+                self.fulfilled[m] |= bit
+                card = self.game.cards[m]
+                first = not self.first_paid[m]
+                self.first_paid[m] = True
+                pts = card.values[0] if first else card.values[1]
+                doubled = m in self.marks[q]
+                if doubled:
+                    pts *= 2
+                self._pay(q, pts, C_PUBLIC)
+                if ev is not None:
+                    ev.append(Event("public_mission", "I-10", q, {
+                        "en": f"{{s{q}}} fulfils public mission {card.id} "
+                              f"({'first' if first else 'not first'}): +{pts}"
+                              + (" (x2 marker)." if doubled else "."),
+                        "de": f"{{s{q}}} erfüllt die öffentliche Mission {card.id} "
+                              f"({'als Erster' if first else 'nicht als Erster'}): +{pts}"
+                              + (" (x2-Marker)." if doubled else "."),
+                    }, points=pts, data={"mission": card.id, "first": first, "doubled": doubled}))
+
+    # ------------------------------------------------------------ game end (E)
+
+    def mission_value(self, card: int, q: int) -> int:
+        """A Scotland secret mission's measure for player q (K-3…K-8)."""
+        cond = self.game.cards[card].condition
+        t = cond["type"]
+        b = self.board
+        n = self.n
+        if t == "most_spaces_in_region":
+            return self.rcount[b.region_index(cond["region"]) * n + q]
+        if t == "most_spaces_next_to_castles":
+            seen: set[int] = set()
+            for cid in cond["castles"]:
+                seen.update(b.castle(cid).spaces)
+            return sum(1 for s in seen if self.occ[s] == q)
+        if t == "most_settlements":
+            f = cond["filter"]
+            reg = b.region_index(f["region"]) if "region" in f else -1
+            cnt = 0
+            for s in b.spaces:
+                i = s.index
+                if self.occ[i] != q or self.tile[i] < 2:
+                    continue
+                if reg >= 0 and s.region != reg:
+                    continue
+                if "district_size" in f and b.districts[s.district].size != f["district_size"]:
+                    continue
+                if f.get("port") and not s.port:
+                    continue
+                if "influence" in f and self.tile[i] - 1 != f["influence"]:
+                    continue
+                cnt += 1
+            return cnt
+        raise ValueError(f"unknown condition {t!r}")  # pragma: no cover
+
+    def secret_fulfilled(self, card: int, q: int) -> bool:
+        """Whether player q fulfils a secret card now (Scotland K-3/K-7, Ireland I-9)."""
+        if self.board.is_ireland:
+            return self._meets(card, q)
+        mine = self.mission_value(card, q)
+        if mine < 1:
+            return False  # K-7: "all have 0" fulfils nothing.
+        return all(self.mission_value(card, o) <= mine for o in range(self.n) if o != q)
+
+    def _finish(self) -> None:
+        """E-2: incomplete districts, castles, secret missions; then the winners (E-3/E-4)."""
+        self.done = True
+        self.phase = PHASE_END
+        self.cur = -1
+        b = self.board
+        n = self.n
+        mark = len(self._events) if self._events is not None else 0
+        for d, dist in enumerate(b.districts):
+            f = self.dfill[d]
+            if 0 < f < len(dist.spaces):
+                self._score_district(d, self.dlast[d], final=True)
+        ev = self._events
+        for c, hol in enumerate(self.holder):
+            if hol >= 0:
+                self._pay(hol, CASTLE_POINTS, C_CASTLES)
+                if ev is not None:
+                    nm = b.castles[c].name
+                    ev.append(Event("castle_final", "C-5", hol, {
+                        "en": f"{{s{hol}}} holds {nm['en']}: +5.",
+                        "de": f"{{s{hol}}} hält {nm['de']}: +5.",
+                    }, points=5, data={"castle": b.castles[c].id}))
+        for q in range(n):
+            cards = self.secret[q] if b.is_ireland else self.missions[q]
+            for card in cards:
+                cd = self.game.cards[card]
+                ok = self.secret_fulfilled(card, q)
+                pts = (cd.values[0] if b.is_ireland else cd.points) if ok else 0
+                if ok:
+                    self._pay(q, pts, C_MISSIONS)
+                if ev is not None:
+                    rule = "I-9" if b.is_ireland else "K-2"
+                    ev.append(Event("mission", rule, q, {
+                        "en": f"{{s{q}}} reveals mission {cd.id} ({cd.text['en']}): "
+                              + (f"fulfilled, +{pts}." if ok else "not fulfilled."),
+                        "de": f"{{s{q}}} deckt Mission {cd.id} auf ({cd.text['de']}): "
+                              + (f"erfüllt, +{pts}." if ok else "nicht erfüllt."),
+                    }, points=pts, data={"mission": cd.id, "fulfilled": ok}))
+        self.winners_ = self._winners()
+        if ev is not None:
+            names = ", ".join(f"{{s{w}}}" for w in self.winners_)
+            rule = "E-4" if b.is_ireland else "E-3"
+            ev.append(Event("game_end", rule, None, {
+                "en": f"Game over. Winner{'s' if len(self.winners_) > 1 else ''}: {names}.",
+                "de": f"Spielende. Es gewinnt: {names}." if len(self.winners_) == 1
+                      else f"Spielende. Geteilter Sieg: {names}.",
+            }, data={"winners": self.winners_, "scores": self.score[:]}))
+            self.final_events = ev[mark:]
+
+    def tara_count(self, tower: int, q: int) -> int:
+        return sum(1 for s in self.board.towers[tower].spaces if self.occ[s] == q)
+
+    def _winners(self) -> list[int]:
+        best = max(self.score)
+        tied = [q for q in range(self.n) if self.score[q] == best]
+        if len(tied) == 1:
+            return tied
+        literal = "stirling_literal" in self.game.variants
+        for step, (kind, ix) in enumerate(self.board.tiebreak):
+            if kind == "castle":
+                hol = self.holder[ix]
+                if hol in tied or (literal and step == 1 and hol >= 0):
+                    return [hol]
+            else:
+                counts = {q: self.tara_count(ix, q) for q in tied}
+                top = max(counts.values())
+                tied = [q for q in tied if counts[q] == top]
+                if len(tied) == 1:
+                    return tied
+        return tied
+
+    # ---------------------------------------------------------------- results
+
+    @property
+    def winners(self) -> list[int]:
+        """The winning seats after the tiebreak (several: a shared win); [] while playing."""
+        return self.winners_[:]
+
+    def returns(self) -> list[float]:
+        """1/k for each of k winners, 0 for the others (OpenSpiel's ``returns``)."""
+        if not self.done:
+            return [0.0] * self.n
+        share = 1.0 / len(self.winners_)
+        return [share if q in self.winners_ else 0.0 for q in range(self.n)]
+
+    @property
+    def categories(self) -> tuple[str, ...]:
+        return IRELAND_CATEGORIES if self.board.is_ireland else SCOTLAND_CATEGORIES
+
+    def breakdown(self, q: int) -> dict[str, int]:
+        """Points of seat q by category (the board's categories only)."""
+        return {c: self.cat[CATEGORIES.index(c) * self.n + q] for c in self.categories}
+
+    def tiles_of(self, q: int) -> dict[str, list[int]]:
+        """Where each of seat q's tiles is (conservation invariant)."""
+        b = self.board
+        placed = [self.tile[s.index] for s in b.spaces if self.occ[s.index] == q]
+        return {
+            "supply": self.supply[q][self.sptr[q]:],
+            "hand": [self.hand[q]] if self.hand[q] >= 0 else [],
+            "extra": [self.extra_tile] if self.extra_tile >= 0 and self.cur == q else [],
+            "set_aside": self.aside[q][:],
+            "returned": self.returned[q][:],
+            "placed": placed,
+            "discarded": self.discarded[q][:],
+        }
+
+    def history_json(self) -> list[dict[str, Any]]:
+        """The actions so far, with chance outcomes (I-7 reveals), for a record."""
+        out: list[dict[str, Any]] = []
+        for seat, a in self.history:
+            if seat < 0:
+                out.append({"chance": f"reveal {tile_code(a)}"})
+            else:
+                out.append({"seat": seat, "action": self.action_text(a)})
+        return out
+
+    def view(self, seat: int | None) -> View:
+        """What ``seat`` may see (None: a spectator). See :mod:`rebirth.engine.views`."""
+        return make_view(self, seat)
+
+
+from rebirth.engine.views import View, make_view  # noqa: E402  (views need State for typing only)
