@@ -67,7 +67,7 @@ def make_bot(kind: str, game: Game, seat: int, seed: int | None = None) -> Bot:
     return _REGISTRY[key](game, seat, seed)
 
 
-def BOT_KINDS() -> list[str]:  # noqa: N802 - reads like the constant it stands for
+def BOT_KINDS() -> list[str]:
     """The registered bot and level names."""
     _load()
     return list(_REGISTRY)
@@ -80,4 +80,4 @@ def describe(kind: str) -> str:
 
 def _load() -> None:
     # Importing the modules registers their bots.
-    from rebirth.bots import greedy, randombot  # noqa: F401
+    from rebirth.bots import greedy, heuristic, mcts, randombot  # noqa: F401

@@ -58,6 +58,26 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("file")
     msub.add_parser("list", help="list the shipped maps")
 
+    arena = sub.add_parser("arena", help="let bots play many games and compare them")
+    _add_game_options(arena, seats=False)
+    arena.add_argument("--seats", required=True,
+                       help="comma-separated bot or level names, one per seat, e.g. hard,greedy,greedy")
+    arena.add_argument("--games", type=int, default=60)
+    arena.add_argument("--jobs", type=int, default=1, help="parallel worker processes")
+    arena.add_argument("--seed", type=int, default=0)
+    arena.add_argument("--out", default=None, metavar="DIR",
+                       help="write results.json and a score plot (PNG) here")
+    arena.add_argument("--json", action="store_true", help="print one JSON object")
+
+    hint = sub.add_parser("hint", help="the best action for a seat in a record's last position")
+    hint.add_argument("file")
+    hint.add_argument("--seat", type=int, required=True, help="seat number, 1..N")
+    hint.add_argument("--level", default="hard", help="bot or level doing the analysis")
+    hint.add_argument("--iterations", type=int, default=None)
+    hint.add_argument("--seed", type=int, default=0)
+    hint.add_argument("--json", action="store_true")
+    hint.add_argument("--map", default=None, help="map file for records of a custom map")
+
     sub.add_parser("variants", help="list the rule variants")
     return parser
 
@@ -77,6 +97,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from rebirth.cli import bench
 
         return bench.run(args)
+    if cmd == "arena":
+        from rebirth.cli import arena
+
+        return arena.run(args)
+    if cmd == "hint":
+        from rebirth.cli import hint
+
+        return hint.run(args)
     if cmd == "maps":
         from rebirth.cli import maps
 

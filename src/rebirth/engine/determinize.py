@@ -15,13 +15,13 @@ from collections import Counter
 from rebirth.engine.board import SETTLEMENT
 from rebirth.engine.game import Game, Setup
 from rebirth.engine.state import (
+    _LIST_OF_KIND,
     CATEGORIES,
     NCAT,
     PHASE_EXTRA,
     PHASE_MARK,
     PHASE_PLACE,
     State,
-    _LIST_OF_KIND,
     rank_order,
 )
 from rebirth.engine.tiles import NEUTRAL, parse_tile, starting_tiles
@@ -227,5 +227,15 @@ def determinize(game: Game, view: View, rng: random.Random) -> State:
     st.cur = view.current_player
     st.done = False
     st.winners_ = []
-    st.history = []
+    hist: list[tuple[int, int]] = []
+    for entry in view.history:
+        if "chance" in entry:
+            hist.append((-1, parse_tile(str(entry["chance"]).split()[-1])))
+            continue
+        text = str(entry["action"])
+        if text.startswith("mark "):
+            hist.append((int(entry["seat"]), len(b.spaces) + card_ix[text[5:]]))
+        else:
+            hist.append((int(entry["seat"]), b.by_label[text]))
+    st.history = hist
     return st

@@ -31,7 +31,8 @@ VARIANTS: dict[str, Text] = {
     },
     "stirling_literal": {
         "en": "Stirling's holder wins a tie for first even if not tied (seed 001).",
-        "de": "Wer Stirling hält, gewinnt einen Gleichstand, auch ohne selbst gleichauf zu sein (Quelle 001).",
+        "de": "Wer Stirling hält, gewinnt einen Gleichstand, auch ohne selbst gleichauf zu sein "
+              "(Quelle 001).",
     },
     "set_aside_public": {
         "en": "Scotland's set-aside tiles lie face up for all (seed 000's \"offen\").",

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from rebirth import __version__
@@ -132,7 +132,8 @@ def replay(record: Any, *, board: Board | None = None,
     try:
         game = Game.create(board, len(players), variants)
         setup = Setup.from_json(record.get("setup"))
-        state = game.from_setup(setup, seed=record.get("seed") if isinstance(record.get("seed"), int) else None)
+        seed = record.get("seed")
+        state = game.from_setup(setup, seed=seed if isinstance(seed, int) else None)
     except SetupError as exc:
         raise RecordError(f"record: {exc}") from exc
     actions = record.get("actions")
@@ -155,7 +156,7 @@ def replay(record: Any, *, board: Board | None = None,
             except ValueError as exc:
                 raise RecordError(f"action #{j + 1}: {exc}") from exc
             j += 1
-        state.chance_feed = feed
+        state.chance_feed = feed[:]
         seat = entry.get("seat")
         text = entry.get("action")
         _require(isinstance(text, str), f"{where}: needs an 'action' text")

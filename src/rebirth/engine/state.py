@@ -62,6 +62,22 @@ def _tile_text(t: int) -> Text:
     return {"en": TILE_NAMES_EN[t], "de": TILE_NAMES_DE[t]}
 
 
+_COND_KINDS = ("farm_group", "castles_held", "towers_adjacent", "district_firsts",
+               "offshore_farms", "tiles_in_provinces")
+
+
+def _compile_condition(cond: dict[str, Any]) -> tuple[int, int, int]:
+    """An Ireland condition as (kind, a, b) for the per-placement check (I-10, I-11)."""
+    t = cond.get("type")
+    if t not in _COND_KINDS:
+        return (-1, 0, 0)  # Scotland cards are evaluated once, at the end.
+    if t == "farm_group":
+        return (0, cond["size"], 0)
+    if t == "tiles_in_provinces":
+        return (5, cond["tiles"], cond["provinces"])
+    return (_COND_KINDS.index(t), cond["count"], 0)
+
+
 def rank_order(present: list[int], infl: list[int], base: int, completer: int, n: int,
                completer_wins: bool) -> None:
     """Sort ``present`` into rank order in place (T-3, T-4): influence, then the completer
@@ -113,13 +129,63 @@ class State:
     """A position of one game. Create with :meth:`Game.new_state` or :meth:`Game.from_setup`."""
 
     __slots__ = (
-        "_events", "aside", "board", "cadj", "cath", "cfarm", "cur", "deck", "deck_pos",
-        "discarded", "display", "dfill", "dfirst", "dlast", "done", "extra_tile", "fulfilled",
-        "game", "hand", "history", "held", "infl", "marks", "maxgroup", "missions", "n",
-        "nfarm_off", "occ", "pending_double", "pending_extra", "phase", "placed", "pos", "rcount",
-        "rng", "score", "cat", "secret", "setup", "supply", "sptr", "tile", "tmask", "towers_seen",
-        "uf_parent", "uf_size", "free", "first_paid", "chance_feed", "winners_", "final_events",
-        "holder", "returned", "turn", "tokens_on_towers",
+        "_events",
+        "aside",
+        "board",
+        "cadj",
+        "cat",
+        "cath",
+        "ccond",
+        "cfarm",
+        "chance_feed",
+        "cur",
+        "deck",
+        "deck_pos",
+        "dfill",
+        "dfirst",
+        "discarded",
+        "display",
+        "dlast",
+        "done",
+        "extra_tile",
+        "final_events",
+        "first_paid",
+        "free",
+        "fulfilled",
+        "game",
+        "hand",
+        "held",
+        "history",
+        "hjson",
+        "holder",
+        "infl",
+        "marks",
+        "maxgroup",
+        "missions",
+        "n",
+        "nfarm_off",
+        "occ",
+        "pending_double",
+        "pending_extra",
+        "phase",
+        "placed",
+        "pos",
+        "rcount",
+        "returned",
+        "rng",
+        "score",
+        "secret",
+        "setup",
+        "sptr",
+        "supply",
+        "tile",
+        "tmask",
+        "tokens_on_towers",
+        "towers_seen",
+        "turn",
+        "uf_parent",
+        "uf_size",
+        "winners_",
     )
 
     def __init__(self, game: Game, setup: Setup, *, seed: int | None = None) -> None:
@@ -183,6 +249,7 @@ class State:
         self.discarded: list[list[int]] = [[] for _ in range(n)]
         self.placed = [0] * n
         self.history: list[tuple[int, int]] = []
+        self.hjson: list[dict[str, Any]] = []
         self.chance_feed: list[int] | None = None
         self.winners_: list[int] = []
         self.final_events: list[Event] = []
@@ -192,6 +259,7 @@ class State:
         self.phase = PHASE_PLACE
         self.cur = setup.start_player
         self.tokens_on_towers = [tok_ix[t] for t in setup.tower_tokens]
+        self.ccond = [_compile_condition(c.condition) for c in game.cards]
         # S-6: neutral tiles on every blocker hex with 2 players.
         if n == 2:
             for h in b.blockers:
@@ -211,7 +279,8 @@ class State:
         c.board = self.board
         c.n = self.n
         c.setup = self.setup
-        c.rng = random.Random()
+        # Random(0) is cheap to build; a seedless Random() would read the OS entropy pool.
+        c.rng = random.Random(0)
         c.rng.setstate(self.rng.getstate())
         c.occ = self.occ[:]
         c.tile = self.tile[:]
@@ -254,6 +323,7 @@ class State:
         c.discarded = [d[:] for d in self.discarded]
         c.placed = self.placed[:]
         c.history = self.history[:]
+        c.hjson = []
         c.chance_feed = None if self.chance_feed is None else self.chance_feed[:]
         c.winners_ = self.winners_[:]
         c.final_events = self.final_events[:]
@@ -263,6 +333,7 @@ class State:
         c.phase = self.phase
         c.cur = self.cur
         c.tokens_on_towers = self.tokens_on_towers
+        c.ccond = self.ccond
         return c
 
     @property
@@ -564,6 +635,7 @@ class State:
         sp = b.spaces[h]
         self.rcount[sp.region * n + p] += 1
         farm = t < 2
+        completed = False
         if ev is not None:
             emergency = farm and sp.kind in (ENERGY, FOOD) and sp.kind != t
             ev.append(Event("place", "P-1", p, {
@@ -639,6 +711,7 @@ class State:
                         "de": f"Hafen auf {sp.label}: +1 für {{s{p}}}.",
                     }, points=1))
             if size_d > 1 and self.dfill[d] == size_d:
+                completed = True
                 self._score_district(d, p, final=False)
         # C-1…C-4
         for c in b.adj_castles[h]:
@@ -677,7 +750,7 @@ class State:
         if b.adj_towers[h]:
             self._towers(p, h)
         if self.display:
-            self._public_missions(p)
+            self._public_missions(p, completed)
 
     def _castle_event(self, c: int, p: int, hol: int, take: bool, rule: str) -> None:
         assert self._events is not None
@@ -882,30 +955,32 @@ class State:
     # ---------------------------------------------------- Ireland public missions
 
     def _meets(self, card: int, q: int) -> bool:
-        cond = self.game.cards[card].condition
-        t = cond["type"]
-        if t == "farm_group":
-            return self.maxgroup[q] >= cond["size"]
-        if t == "castles_held":
-            return self.held[q] >= cond["count"]
-        if t == "towers_adjacent":
-            return self.towers_seen[q] >= cond["count"]
-        if t == "district_firsts":
-            return self.dfirst[q] >= cond["count"]
-        if t == "offshore_farms":
-            return self.nfarm_off[q] >= cond["count"]
-        if t == "tiles_in_provinces":
+        kind, a, b = self.ccond[card]
+        if kind == 0:
+            return self.maxgroup[q] >= a
+        if kind == 1:
+            return self.held[q] >= a
+        if kind == 2:
+            return self.towers_seen[q] >= a
+        if kind == 3:
+            return self.dfirst[q] >= a
+        if kind == 4:
+            return self.nfarm_off[q] >= a
+        if kind == 5:
             n = self.n
-            need = cond["tiles"]
-            k = sum(1 for r in range(len(self.board.regions)) if self.rcount[r * n + q] >= need)
-            return k >= cond["provinces"]
-        raise ValueError(f"unknown condition {t!r}")  # pragma: no cover
+            rc = self.rcount
+            return sum(1 for r in range(len(self.board.regions)) if rc[r * n + q] >= a) >= b
+        return False
 
-    def _public_missions(self, p: int) -> None:
-        """I-10: check every displayed mission for every player, placer first, then clockwise."""
+    def _public_missions(self, p: int, completed: bool) -> None:
+        """I-10: check every displayed mission for every player, placer first, then clockwise.
+
+        Only the placer's measures can grow, except first ranks: a completed district
+        can give another player a first rank, so then everyone is checked.
+        """
         n = self.n
         ev = self._events
-        for off in range(n):
+        for off in range(n if completed else 1):
             q = (p + off) % n
             bit = 1 << q
             for m in self.display:
@@ -1083,13 +1158,14 @@ class State:
 
     def history_json(self) -> list[dict[str, Any]]:
         """The actions so far, with chance outcomes (I-7 reveals), for a record."""
-        out: list[dict[str, Any]] = []
-        for seat, a in self.history:
+        # Views ask for this every move: extend a cache instead of rebuilding (quadratic).
+        out = self.hjson
+        for seat, a in self.history[len(out):]:
             if seat < 0:
                 out.append({"chance": f"reveal {tile_code(a)}"})
             else:
                 out.append({"seat": seat, "action": self.action_text(a)})
-        return out
+        return [dict(e) for e in out]
 
     def view(self, seat: int | None) -> View:
         """What ``seat`` may see (None: a spectator). See :mod:`rebirth.engine.views`."""

@@ -1,0 +1,279 @@
+"""Information-set Monte Carlo tree search (SO-ISMCTS, Cowling, Powley and Whitehouse 2012).
+
+The bot sees only its view. Every iteration resamples everything the seat cannot
+see (other players' hands, supply orders and set-aside tiles, their secret
+missions and the deck; on Ireland also the seat's own face-down tiles and
+future draws), then descends one shared tree, choosing among the actions legal
+in *this* determinization by UCB with availability counts, expands one node,
+plays a short guided playout and backs up a reward per player computed from
+:func:`rebirth.bots.evaluate.projected`.
+
+To make a few hundred iterations count, the root considers only the best
+``top_k`` actions of the heuristic bot (its favourite is always among them), and
+deeper nodes widen progressively in the order of a fast greedy policy.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+from rebirth.bots.base import Bot, register
+from rebirth.bots.evaluate import DEFAULT, projected
+from rebirth.bots.heuristic import score_actions
+from rebirth.engine.determinize import determinize
+from rebirth.engine.game import Game
+from rebirth.engine.state import L_EITHER, L_ENERGY, L_FOOD, L_SETTLE, PHASE_MARK, State
+from rebirth.engine.views import View
+
+
+def resample(state: State, seat: int, rng: random.Random) -> None:
+    """Redraw, in place, all information hidden from ``seat`` (keeps the view unchanged)."""
+    n = state.n
+    ireland = state.board.is_ireland
+    variants = state.game.variants
+    aside_hidden_others = ireland or "set_aside_public" not in variants
+    own_aside_hidden = ireland and "ireland_set_aside_known" not in variants
+    supply = [list(s[state.sptr[q]:]) for q, s in enumerate(state.supply)]
+    state.sptr = [0] * n
+    for q in range(n):
+        if q == seat:
+            pool = supply[q]
+            k = 0
+            if own_aside_hidden:
+                pool = pool + state.aside[q]
+                k = len(state.aside[q])
+            rng.shuffle(pool)
+            if own_aside_hidden:
+                state.aside[q] = pool[:k]
+                pool = pool[k:]
+            supply[q] = pool
+            continue
+        has_hand = state.hand[q] >= 0
+        pool = ([state.hand[q]] if has_hand else []) + supply[q]
+        k = len(state.aside[q]) if aside_hidden_others else 0
+        if k:
+            pool += state.aside[q]
+        rng.shuffle(pool)
+        if k:
+            state.aside[q] = pool[:k]
+            pool = pool[k:]
+        if has_hand:
+            state.hand[q] = pool.pop()
+        supply[q] = pool
+    state.supply = supply
+    # Mission cards: the others' secret cards and the rest of the deck are one pool.
+    held = state.secret if ireland else state.missions
+    pool = state.deck[state.deck_pos:]
+    for q in range(n):
+        if q != seat:
+            pool += held[q]
+    rng.shuffle(pool)
+    for q in range(n):
+        if q != seat:
+            k = len(held[q])
+            held[q] = pool[:k]
+            pool = pool[k:]
+    state.deck = pool
+    state.deck_pos = 0
+    state.rng = random.Random(rng.getrandbits(32))
+
+
+def fast_policy(state: State, rng: random.Random, epsilon: float = 0.1) -> int:
+    """A cheap greedy move: the biggest farm group or the most settlement points now."""
+    if state.phase == PHASE_MARK or rng.random() < epsilon:
+        return state.random_action_id(rng)
+    t = state.tile_to_place
+    p = state.cur
+    free = state.free
+    occ = state.occ
+    tile = state.tile
+    nbrs = state.board.nbrs
+    if t >= 2:
+        cands = free[L_SETTLE]
+        spaces = state.board.spaces
+        dists = state.board.districts
+        best_v = -1.0
+        best: list[int] = []
+        inf = t - 1
+        n = state.n
+        for h in cands:
+            sp = spaces[h]
+            d = sp.district
+            size = len(dists[d].spaces)
+            if size == 1:
+                v = float(inf)
+            else:
+                mine = state.infl[d * n + p] + inf
+                top = max(state.infl[d * n + q] for q in range(n) if q != p)
+                # Leading a district that this tile fills is worth its first rank.
+                lead = mine > top
+                v = (2.0 if lead else 0.5) * (1 + state.dfill[d]) / size
+            if sp.port:
+                v += 1
+            if v > best_v:
+                best_v, best = v, [h]
+            elif v == best_v:
+                best.append(h)
+        return best[int(rng.random() * len(best))]
+    own = free[L_ENERGY if t == 0 else L_FOOD]
+    either = free[L_EITHER]
+    cands = own + either if (own or either) else free[L_FOOD if t == 0 else L_ENERGY]
+    parent = state.uf_parent
+    size = state.uf_size
+    best_g = -1
+    best = []
+    for h in cands:
+        g = 1
+        roots: list[int] = []
+        for nb in nbrs[h]:
+            if occ[nb] == p and tile[nb] == t:
+                r = nb
+                while parent[r] != r:
+                    r = parent[r]
+                if r not in roots:
+                    roots.append(r)
+                    g += size[r]
+        if g > best_g:
+            best_g, best = g, [h]
+        elif g == best_g:
+            best.append(h)
+    return best[int(rng.random() * len(best))]
+
+
+class _Node:
+    __slots__ = ("avail", "children", "n", "w")
+
+    def __init__(self, players: int) -> None:
+        self.children: dict[int, _Node] = {}
+        self.n = 0
+        self.avail = 0
+        self.w = [0.0] * players
+
+
+class MCTSBot(Bot):
+    """SO-ISMCTS with heuristic root pruning, greedy-guided playouts and a projected-value
+    reward. Reproducible for a given seed and iteration budget."""
+
+    kind = "mcts"
+
+    def __init__(self, game: Game, seat: int, seed: int | None = None, *,
+                 iterations: int | None = 400, seconds: float | None = None, top_k: int = 8,
+                 playout_plies: int | None = None, c: float = 0.6,
+                 temperature: float = 8.0) -> None:
+        super().__init__(game, seat, seed)
+        self.iterations = iterations
+        self.seconds = seconds
+        self.top_k = top_k
+        self.playout_plies = playout_plies if playout_plies is not None else 2 * game.players
+        self.c = c
+        self.temperature = temperature
+        self.last_stats: dict[str, float] = {}
+
+    def _reward(self, state: State) -> list[float]:
+        vals = projected(state, DEFAULT)
+        n = state.n
+        out = []
+        for q in range(n):
+            rival = max(vals[o] for o in range(n) if o != q)
+            x = (vals[q] - rival) / self.temperature
+            out.append(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, x)))))
+        return out
+
+    def analyse(self, view: View) -> list[tuple[int, int, float]]:
+        """Search from ``view``: (action id, visits, mean reward for this seat), best first."""
+        rng = self.rng
+        base = determinize(self.game, view, rng)
+        me = self.seat
+        n = base.n
+        ranked = sorted(score_actions(base, me), key=lambda x: (-x[0], x[1]))
+        if len(ranked) == 1:
+            return [(ranked[0][1], 0, 0.0)]
+        root_moves = [a for _, a in ranked[: self.top_k]]
+        root = _Node(n)
+        deadline = time.perf_counter() + self.seconds if self.seconds else None
+        it = 0
+        c = self.c
+        while True:
+            if self.iterations is not None and it >= self.iterations:
+                break
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+            it += 1
+            st = base.clone()
+            resample(st, me, rng)
+            node = root
+            path = [(root, -1)]
+            depth = 0
+            while not st.done:
+                p = st.cur
+                legal = root_moves if node is root else st.legal_action_ids()
+                kids = node.children
+                untried = [a for a in legal if a not in kids]
+                # Progressive widening: a node may have about sqrt(visits)+1 children.
+                if untried and (node is root or len(kids) < 1 + int(math.sqrt(node.n))):
+                    aid = untried[0] if node is root else fast_policy(st, rng, 0.0)
+                    if aid in kids:
+                        aid = untried[int(rng.random() * len(untried))]
+                    child = _Node(n)
+                    kids[aid] = child
+                    for a in legal:
+                        if a in kids:
+                            kids[a].avail += 1
+                    st.apply_id(aid)
+                    path.append((child, p))
+                    break
+                best_u = -1.0
+                best_a = -1
+                for a in legal:
+                    ch = kids.get(a)
+                    if ch is None:
+                        continue
+                    ch.avail += 1
+                    u = ch.w[p] / ch.n + c * math.sqrt(math.log(ch.avail) / ch.n)
+                    if u > best_u:
+                        best_u, best_a = u, a
+                if best_a < 0:
+                    break
+                st.apply_id(best_a)
+                node = kids[best_a]
+                path.append((node, p))
+                depth += 1
+            plies = 0
+            while not st.done and plies < self.playout_plies:
+                st.apply_id(fast_policy(st, rng))
+                plies += 1
+            reward = self._reward(st)
+            for nd, mover in path:
+                nd.n += 1
+                if mover >= 0:
+                    nd.w[mover] += reward[mover]
+                else:
+                    for q in range(n):
+                        nd.w[q] += reward[q]
+        self.last_stats = {"iterations": it}
+        out = []
+        for a in root_moves:
+            ch = root.children.get(a)
+            if ch is None:
+                out.append((a, 0, 0.0))
+            else:
+                out.append((a, ch.n, ch.w[me] / ch.n))
+        out.sort(key=lambda x: (-x[1], -x[2], x[0]))
+        return out
+
+    def choose(self, view: View) -> str:
+        best = self.analyse(view)[0][0]
+        return self.game_action_text(best)
+
+    def game_action_text(self, aid: int) -> str:
+        spaces = self.game.board.spaces
+        if aid < len(spaces):
+            return spaces[aid].label
+        return f"mark {self.game.cards[aid - len(spaces)].id}"
+
+
+@register("mcts", "information-set Monte Carlo tree search (400 iterations)")
+def _make(game: Game, seat: int, seed: int | None) -> MCTSBot:
+    return MCTSBot(game, seat, seed)
