@@ -6,7 +6,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from mapkit import make_board
-
 from rebirth.engine.board import Board
 from rebirth.engine.events import Event
 from rebirth.engine.game import Game, Setup

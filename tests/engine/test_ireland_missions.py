@@ -384,3 +384,19 @@ def test_E4_full_tie_is_a_shared_win() -> None:
     assert state.score == [4, 4]
     assert state.winners == [0, 1]
     assert state.returns() == [0.5, 0.5]
+
+
+def test_E4_tara_narrows_a_three_way_tie_to_a_shared_win() -> None:
+    state = tie_state(3, ["S4", "S4", "S4"])
+    play(state, "C2", "B3", "D1")
+    assert state.is_terminal()
+    # All 4; Blarney unheld; Tara: seat 0 (C2) 1, seat 1 (B3) 1, seat 2 (D1) 0.
+    assert state.score == [4, 4, 4]
+    assert state.winners == [0, 1]
+    assert state.returns() == [0.5, 0.5, 0.0]
+
+
+def test_E4_shipped_map_tiebreak_is_blarney_then_hill_of_tara() -> None:
+    board = Game.builtin("ireland", 2).board
+    assert [(k, (board.castles if k == "castle" else board.towers)[i].id)
+            for k, i in board.tiebreak] == [("castle", "blarney"), ("tower", "hill_of_tara")]

@@ -15,7 +15,7 @@ from rebirth.engine.actions import IllegalActionError
 from rebirth.engine.board import Board, MapError
 from rebirth.engine.game import Game, Setup, SetupError
 from rebirth.engine.i18n import Text
-from rebirth.engine.missions import MissionCard, TowerToken
+from rebirth.engine.missions import MissionCard, TowerToken, builtin_tokens
 from rebirth.engine.state import State
 from rebirth.engine.tiles import NEUTRAL, parse_tile, starting_tiles
 
@@ -110,9 +110,9 @@ def test_S4_variant_ireland_set_aside_known_shows_them_to_the_owner_only() -> No
     _, setup, state = _dealt(("ireland_set_aside_known",))
     for p in range(3):
         v = state.view(p)
-        assert list(v.set_aside) == [c for c in
-                                     (("E", "F", "S1", "S2", "S3", "S4")[t]
-                                      for t in setup.set_aside[p])]
+        assert len(v.set_aside) == 4
+        assert v.set_aside == tuple(("E", "F", "S1", "S2", "S3", "S4")[t]
+                                    for t in setup.set_aside[p])
         assert v.public_set_aside == ()
     assert state.view(None).set_aside == ()
 
@@ -287,3 +287,37 @@ def test_S5_view_never_shows_other_secret_mission_or_face_down_tiles() -> None:
     assert any("SECRETQ" in repr(e.for_seat(0).to_json()) for e in events)
     # Seat 0 sees its card but none of its own face-down tiles (S-4).
     assert state.view(0).set_aside == ()
+
+
+def test_S8_shipped_ireland_deal_uses_all_14_tokens_and_12_missions() -> None:
+    game = Game.builtin("ireland", 3)
+    setup = game.deal(11)
+    assert len(game.board.towers) == 14
+    assert sorted(setup.tower_tokens) == sorted(t.id for t in builtin_tokens())
+    assert len(setup.display) == 8 and len(setup.mission_deck) == 4
+    assert sorted(setup.display + setup.mission_deck) == sorted(c.id for c in game.cards)
+
+
+def test_I6_shipped_token_mix() -> None:
+    toks = builtin_tokens()
+    assert Counter(t.kind for t in toks) == {"points": 5, "extra_tile": 3, "double": 3,
+                                             "mission": 3}
+    assert sorted(t.points for t in toks if t.kind == "points") == [3, 3, 4, 4, 5]
+
+
+def test_I11_shipped_missions_four_per_value_pair_from_the_vocabulary() -> None:
+    game = Game.builtin("ireland", 2)
+    assert len(game.cards) == 12
+    assert Counter(c.values for c in game.cards) == {(12, 8): 4, (8, 5): 4, (6, 4): 4}
+    assert {c.condition["type"] for c in game.cards} <= {
+        "farm_group", "castles_held", "towers_adjacent", "tiles_in_provinces",
+        "district_firsts", "offshore_farms"}
+
+
+def test_S8_game_refuses_too_few_missions_or_tokens() -> None:
+    board = make_board(TOWERS3, rules="ireland")
+    toks = tuple(token(i, f"m{i}", "mission") for i in range(3))
+    with pytest.raises(SetupError):
+        Game.create(board, 2, cards=tuple(never_cards(0, 7)), tokens=toks)
+    with pytest.raises(SetupError):
+        Game.create(board, 2, cards=tuple(never_cards(0, 8)), tokens=toks[:2])

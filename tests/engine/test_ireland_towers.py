@@ -484,3 +484,42 @@ def test_I9_empty_deck_gives_nothing() -> None:
     assert state.view(1).missions == () and state.view(1).mission_counts == (1, 0)
     assert state.is_terminal()
     assert state.score == [1 + 6, 1]
+
+
+def test_I8_marker_on_the_last_turn_is_placed_before_the_game_ends() -> None:
+    board = make_board(MARKS, rules="ireland")
+    toks = [token(0, "dbl", "double"), token(1, "m", "mission")]
+    state = start(board, 2, ["E", "E"], tokens=toks, cards=g2_cards())
+    state.apply("D1")
+    state.apply("A1")  # the last tile of the game, next to d
+    assert not state.is_terminal()
+    assert state.view(1).phase == "mark"
+    state.apply("mark G2")
+    assert state.is_terminal()
+    assert state.score == [1, 1]  # a marker alone pays nothing
+
+
+def test_I7_extra_tile_on_the_last_turn_is_placed_before_the_game_ends() -> None:
+    board = make_board(EXTRA, rules="ireland")
+    toks = [token(0, "x1", "extra_tile"), token(1, "p4", "points", 4)]
+    state = start(board, 2, ["S1", "E"], aside=["", "F"], tokens=toks)
+    state.apply("A2")  # seat 0: small district +1; x: no set-aside tile, lost
+    state.apply("A1")  # seat 1, the last hand tile, next to x: reveal F
+    assert not state.is_terminal() and state.view(1).phase == "extra"
+    state.apply("D1")  # next to p: 1 + 4
+    assert state.is_terminal()
+    assert state.score == [1, 1 + 1 + 4]
+    assert state.placed == [1, 2]
+
+
+def test_I7_second_extra_tile_lost_when_set_aside_runs_out() -> None:
+    # B2 is next to t and u, both extra_tile: two reveals owed, one set-aside tile.
+    board = make_board(TWO_TOWERS, rules="ireland")
+    toks = [token(0, "x1", "extra_tile"), token(1, "x2", "extra_tile")]
+    state = start(board, 2, ["E", "E"], aside=["F", ""], tokens=toks)
+    state.apply("B2")
+    assert state.view(0).extra_tile == "F"
+    events = state.apply("C1")
+    assert "extra_lost" in kinds(events)
+    assert state.current_player == 1
+    assert state.score == [2, 0] and state.aside[0] == []

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from engine.scotland_kit import board, paid, play, start
 
-
 # ---------------------------------------------------------------------- F
 
 

@@ -5,22 +5,20 @@ from __future__ import annotations
 import json
 
 import pytest
-from mapkit import map_data
 
 from engine.scotland_kit import board, cards, play, region_card, rules_of, start, tiles
+from mapkit import map_data
 from rebirth.engine.actions import IllegalActionError
 from rebirth.engine.board import MapError, parse_board
 from rebirth.engine.game import Game, Setup, SetupError
+from rebirth.engine.state import State
 from rebirth.engine.tiles import starting_tiles, tile_code, tile_counts
 
 FULL = (12, 12, 3, 3, 3, 3)  # E, F, S1, S2, S3, S4
 AFTER_RETURN = (9, 9, 3, 2, 2, 2)
 
 
-def legal(state: object) -> set[str]:
-    from rebirth.engine.state import State
-
-    assert isinstance(state, State)
+def legal(state: State) -> set[str]:
     return {str(a) for a in state.legal_actions}
 
 
@@ -89,7 +87,7 @@ def test_S3_two_tiles_set_aside_seen_only_by_owner() -> None:
         game.check_setup(wrong)
 
 
-def _s5_state(seat1_supply: str, seat1_aside: str, deck: tuple[str, ...]) -> object:
+def _s5_state(seat1_supply: str, seat1_aside: str, deck: tuple[str, ...]) -> State:
     b = board("""
     B K:k B B
     B B B B
@@ -101,11 +99,8 @@ def _s5_state(seat1_supply: str, seat1_aside: str, deck: tuple[str, ...]) -> obj
 
 
 def test_S5_hand_supply_set_aside_and_missions_hidden_from_others() -> None:
-    from rebirth.engine.state import State
-
     a = _s5_state("F S1 E", "E F", ("M1", "M2", "M3"))
     b = _s5_state("F E S2", "S3 S4", ("M1", "M3", "M2"))
-    assert isinstance(a, State) and isinstance(b, State)
     # The hand is the first supply tile; the owner sees it, nobody else does.
     assert a.view(1).hand == "F" and a.view(0).hand == "E" and a.view(None).hand is None
     assert a.view(0).supply_counts == (2, 2)

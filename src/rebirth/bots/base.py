@@ -80,4 +80,4 @@ def describe(kind: str) -> str:
 
 def _load() -> None:
     # Importing the modules registers their bots.
-    from rebirth.bots import greedy, heuristic, mcts, randombot  # noqa: F401
+    from rebirth.bots import greedy, heuristic, levels, mcts, randombot  # noqa: F401
