@@ -34,6 +34,30 @@ def games_per_second(game: Game, *, seconds: float = 1.0, seed: int = 0) -> floa
             return count / (now - start)
 
 
+def mcts_iterations_per_second(game: Game, *, seconds: float = 1.0, seed: int = 0) -> float:
+    """MCTS iterations per second from a position a third into a random game."""
+    from rebirth.bots.mcts import MCTSBot  # bots sit above the engine; bench may use both
+
+    rng = random.Random(seed)
+    state = game.new_state(seed)
+    plies = game.players * 10
+    while plies and not state.done:
+        state.apply_id(state.random_action_id(rng))
+        plies -= 1
+    seat = state.current_player
+    bot = MCTSBot(game, seat, seed, iterations=None, seconds=seconds)
+    start = time.perf_counter()
+    bot.analyse(state.view(seat))
+    return bot.last_stats["iterations"] / (time.perf_counter() - start)
+
+
+def bench_mcts(game: Game, *, runs: int = 5, seconds: float = 1.0, seed: int = 0) -> dict[str, float]:
+    """Median of :func:`mcts_iterations_per_second` over ``runs`` runs."""
+    rates = [mcts_iterations_per_second(game, seconds=seconds, seed=seed + i) for i in range(runs)]
+    return {"mcts_iterations_per_s": statistics.median(rates), "mcts_min": min(rates),
+            "mcts_max": max(rates)}
+
+
 def bench_random(game: Game, *, runs: int = 5, seconds: float = 1.0, seed: int = 0) -> dict[str, float]:
     """Median and spread of :func:`games_per_second` over ``runs`` runs."""
     rates = [games_per_second(game, seconds=seconds, seed=seed + i) for i in range(runs)]

@@ -187,3 +187,11 @@ def test_T7_last_placer_loses_the_tie_at_end() -> None:
     final = [(e.seat, e.points) for e in ev if e.kind == "final_district"]
     assert final == [(1, 8), (0, 5)]
     assert state.score == [6, 8]
+
+
+def test_T7_alone_in_incomplete_large_district_takes_first_rank_only() -> None:
+    state = start(board("S:a S:a S:a B"), ["S1 S1", "E"])
+    ev = play(state, "A1", "D1", "B1")
+    assert [(e.seat, e.points, e.rule) for e in ev if e.kind == "final_district"] == [
+        (0, 8, "T-7")]
+    assert state.score == [8, 1]

@@ -136,6 +136,15 @@ def test_S6_two_players_neutral_tiles_on_blockers() -> None:
     three = start(b, ["E", "F", "E"])
     assert three.view(None).spaces[0] == (-1, None)
     assert legal(three) == {"A1", "C1", "D1"}
+    # Neutral tiles belong to nobody: no castle claim, no count on a mission card.
+    nb = board("E* C:x B B@south", regions=["north", "south"])
+    mc = cards(region_card("N", "north"))
+    neutral = start(nb, ["E", "F"], mission_cards=mc)
+    assert neutral.holder == [-1]
+    assert [neutral.mission_value(0, q) for q in range(2)] == [0, 0]
+    ev = neutral.apply("C1")
+    assert [(e.rule, e.seat) for e in ev if e.kind == "castle_claim"] == [("C-1", 0)]
+    assert [neutral.mission_value(0, q) for q in range(2)] == [1, 0]
 
 
 def test_S7_start_player_then_clockwise() -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from dataclasses import dataclass
 
 from rebirth.bots.base import Bot, register
 from rebirth.bots.evaluate import DEFAULT, projected
@@ -142,14 +143,28 @@ def fast_policy(state: State, rng: random.Random, epsilon: float = 0.1) -> int:
     return best[int(rng.random() * len(best))]
 
 
+@dataclass(frozen=True)
+class Candidate:
+    """One root action after a search: visits, mean reward (0..1) and the mean projected final
+    score of the searching seat after it."""
+
+    aid: int
+    action: str
+    visits: int
+    reward: float
+    expected_score: float
+
+
 class _Node:
-    __slots__ = ("avail", "children", "n", "w")
+    __slots__ = ("avail", "children", "n", "value", "w")
 
     def __init__(self, players: int) -> None:
         self.children: dict[int, _Node] = {}
         self.n = 0
         self.avail = 0
         self.w = [0.0] * players
+        # Sum of the searching seat's projected final score over the visits (for hints).
+        self.value = 0.0
 
 
 class MCTSBot(Bot):
@@ -171,9 +186,8 @@ class MCTSBot(Bot):
         self.temperature = temperature
         self.last_stats: dict[str, float] = {}
 
-    def _reward(self, state: State) -> list[float]:
-        vals = projected(state, DEFAULT)
-        n = state.n
+    def _reward(self, vals: list[float]) -> list[float]:
+        n = len(vals)
         out = []
         for q in range(n):
             rival = max(vals[o] for o in range(n) if o != q)
@@ -181,15 +195,16 @@ class MCTSBot(Bot):
             out.append(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, x)))))
         return out
 
-    def analyse(self, view: View) -> list[tuple[int, int, float]]:
-        """Search from ``view``: (action id, visits, mean reward for this seat), best first."""
+    def analyse(self, view: View) -> list[Candidate]:
+        """Search from ``view``: the root candidates, most visited first."""
         rng = self.rng
         base = determinize(self.game, view, rng)
         me = self.seat
         n = base.n
         ranked = sorted(score_actions(base, me), key=lambda x: (-x[0], x[1]))
         if len(ranked) == 1:
-            return [(ranked[0][1], 0, 0.0)]
+            return [Candidate(ranked[0][1], self.game_action_text(ranked[0][1]), 0, 0.0,
+                              float(base.score[me]))]
         root_moves = [a for _, a in ranked[: self.top_k]]
         root = _Node(n)
         deadline = time.perf_counter() + self.seconds if self.seconds else None
@@ -244,9 +259,11 @@ class MCTSBot(Bot):
             while not st.done and plies < self.playout_plies:
                 st.apply_id(fast_policy(st, rng))
                 plies += 1
-            reward = self._reward(st)
+            vals = projected(st, DEFAULT)
+            reward = self._reward(vals)
             for nd, mover in path:
                 nd.n += 1
+                nd.value += vals[me]
                 if mover >= 0:
                     nd.w[mover] += reward[mover]
                 else:
@@ -256,16 +273,30 @@ class MCTSBot(Bot):
         out = []
         for a in root_moves:
             ch = root.children.get(a)
-            if ch is None:
-                out.append((a, 0, 0.0))
+            text = self.game_action_text(a)
+            if ch is None or ch.n == 0:
+                out.append(Candidate(a, text, 0, 0.0, float(base.score[me])))
             else:
-                out.append((a, ch.n, ch.w[me] / ch.n))
-        out.sort(key=lambda x: (-x[1], -x[2], x[0]))
+                out.append(Candidate(a, text, ch.n, ch.w[me] / ch.n, ch.value / ch.n))
+        out.sort(key=lambda x: (-x.visits, -x.reward, x.aid))
         return out
 
     def choose(self, view: View) -> str:
-        best = self.analyse(view)[0][0]
-        return self.game_action_text(best)
+        return self.analyse(view)[0].action
+
+    def final_score_estimate(self, view: View, aid: int, playouts: int = 40) -> float:
+        """Mean final score of this seat after ``aid``, over full guided playouts from
+        resampled determinizations of ``view``."""
+        base = determinize(self.game, view, self.rng)
+        total = 0.0
+        for _ in range(playouts):
+            st = base.clone()
+            resample(st, self.seat, self.rng)
+            st.apply_id(aid)
+            while not st.done:
+                st.apply_id(fast_policy(st, self.rng))
+            total += st.score[self.seat]
+        return total / playouts
 
     def game_action_text(self, aid: int) -> str:
         spaces = self.game.board.spaces

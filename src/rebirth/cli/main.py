@@ -51,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--runs", type=int, default=5)
     bench.add_argument("--seconds", type=float, default=1.0, help="length of each run")
     bench.add_argument("--json", action="store_true")
+    bench.add_argument("--no-mcts", action="store_true", help="skip the mcts measurement")
 
     maps = sub.add_parser("maps", help="list shipped maps or check a map file")
     msub = maps.add_subparsers(dest="maps_command", required=True)

@@ -268,7 +268,11 @@ class State:
                 self.tile[h] = -1
         for p in range(n):
             self._draw(p)
+        # A P-7 discard can happen before the first turn on a custom map; keep its event.
+        self._events = []
         self._start_turn()
+        self.initial_events: list[Event] = self._events
+        self._events = None
 
     # ------------------------------------------------------------------ basics
 
@@ -327,6 +331,7 @@ class State:
         c.chance_feed = None if self.chance_feed is None else self.chance_feed[:]
         c.winners_ = self.winners_[:]
         c.final_events = self.final_events[:]
+        c.initial_events = self.initial_events
         c._events = None
         c.done = self.done
         c.turn = self.turn

@@ -1,0 +1,38 @@
+"""``rebirth hint RECORD --seat K``: the best action for seat K in the record's last position."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from rebirth.bots.base import BotError
+from rebirth.engine.board import MapError, load_board
+from rebirth.engine.records import RecordError, load_record
+from rebirth.hint import hint
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        with open(args.file, encoding="utf-8") as fh:
+            record = load_record(fh.read())
+        board = load_board(args.map) if args.map else None
+        h = hint(record, args.seat - 1, level=args.level, iterations=args.iterations,
+                 seed=args.seed, board=board)
+    except OSError as exc:
+        print(f"error: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except (RecordError, MapError) as exc:
+        print(f"error: {args.file}: {exc}", file=sys.stderr)
+        return 1
+    except (BotError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(h.to_json()))
+        return 0
+    print(f"Seat {args.seat}: play {h.action} (expected final score about "
+          f"{h.expected_score:.0f}; now {h.current_score})")
+    for c in h.candidates[:3]:
+        print(f"  {c.action:>8}  visits {c.visits:4}  expected final score {c.expected_score:6.1f}")
+    return 0

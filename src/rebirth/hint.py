@@ -1,0 +1,64 @@
+"""Hints: the best action for one seat in a record's last position, from that seat's view only."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rebirth.bots.base import BotError, make_bot
+from rebirth.bots.mcts import Candidate, MCTSBot
+from rebirth.engine.board import Board
+from rebirth.engine.records import replay
+
+
+@dataclass(frozen=True)
+class Hint:
+    """The advice for ``seat``: the best action and the expected final score it leads to
+    (mean of full playouts by the bots' fast policy after that action)."""
+
+    seat: int
+    action: str
+    expected_score: float
+    current_score: int
+    candidates: tuple[Candidate, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "action": self.action,
+            "expected_score": round(self.expected_score, 1),
+            "current_score": self.current_score,
+            "candidates": [
+                {"action": c.action, "visits": c.visits, "win_chance_proxy": round(c.reward, 3),
+                 "expected_score": round(c.expected_score, 1)}
+                for c in self.candidates
+            ],
+        }
+
+
+def hint(record: Any, seat: int, *, level: str = "hard", iterations: int | None = None,
+         seed: int = 0, board: Board | None = None) -> Hint:
+    """Replay ``record`` and search the last position for ``seat`` (0-based) with an mcts bot.
+
+    Raises RecordError for a bad record and ValueError when ``seat`` is not to act.
+    """
+    state = replay(record, board=board)
+    if state.is_terminal():
+        raise ValueError("the game in this record is over: there is nothing to advise")
+    if seat != state.current_player:
+        raise ValueError(
+            f"seat {seat + 1} is not to act in the last position (seat {state.current_player + 1} is)")
+    bot = make_bot(level, state.game, seat, seed)
+    if not isinstance(bot, MCTSBot):
+        raise BotError(f"hints need an mcts bot or the level 'hard', not {level!r}")
+    if iterations is not None:
+        bot.iterations = iterations
+    # The bot gets the seat's view only, never the replayed state.
+    view = state.view(seat)
+    cands = bot.analyse(view)
+    top = [
+        Candidate(c.aid, c.action, c.visits, c.reward, bot.final_score_estimate(view, c.aid))
+        for c in cands[:3]
+    ]
+    best = top[0]
+    return Hint(seat, best.action, best.expected_score, state.score[seat], tuple(top))

@@ -1,0 +1,141 @@
+"""Bots: legal moves only, fairness (views only), reproducibility, levels, hints."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+
+import pytest
+
+from rebirth.bench import bench_mcts, bench_random
+from rebirth.bots import BOT_KINDS, BotError, make_bot
+from rebirth.bots.mcts import MCTSBot, resample
+from rebirth.engine.determinize import determinize
+from rebirth.engine.game import Game
+from rebirth.engine.records import make_record
+from rebirth.engine.state import State
+from rebirth.engine.views import View
+from rebirth.hint import hint
+
+
+def midgame(board: str, players: int, seed: int, plies: int) -> State:
+    game = Game.create(board, players)
+    state = game.new_state(seed)
+    rng = random.Random(seed)
+    for _ in range(plies):
+        state.apply_id(state.random_action_id(rng))
+    return state
+
+
+def test_levels_and_bots_are_registered() -> None:
+    kinds = BOT_KINDS()
+    for k in ("random", "greedy", "heuristic", "mcts", "easy", "normal", "hard"):
+        assert k in kinds
+    with pytest.raises(BotError, match="unknown seat kind"):
+        make_bot("grandmaster", Game.create("scotland", 2), 0)
+
+
+@pytest.mark.parametrize("board", ["scotland", "ireland"])
+@pytest.mark.parametrize("kind", ["random", "greedy", "heuristic", "easy", "normal", "mcts"])
+def test_bots_choose_legal_actions(board: str, kind: str) -> None:
+    state = midgame(board, 3, 11, 21)
+    for _ in range(6):
+        p = state.current_player
+        bot = make_bot(kind, state.game, p, 5)
+        if isinstance(bot, MCTSBot):
+            bot.iterations = 40
+        action = bot.act(state.view(p))
+        assert action in state.legal_actions
+        state.apply(action)
+
+
+def test_bot_refuses_a_view_out_of_turn() -> None:
+    state = midgame("scotland", 3, 1, 4)
+    other = (state.current_player + 1) % 3
+    bot = make_bot("random", state.game, other, 0)
+    with pytest.raises(BotError, match="out of turn"):
+        bot.act(state.view(other))
+
+
+def _walk(obj: object, seen: set[int]) -> None:
+    """Fail if a State is reachable from obj (bots must only ever hold plain data)."""
+    if id(obj) in seen:
+        return
+    seen.add(id(obj))
+    assert not isinstance(obj, State)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        for f in dataclasses.fields(obj):
+            _walk(getattr(obj, f.name), seen)
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            _walk(k, seen)
+            _walk(v, seen)
+    elif isinstance(obj, list | tuple | set | frozenset):
+        for v in obj:
+            _walk(v, seen)
+
+
+def test_view_holds_no_state() -> None:
+    state = midgame("ireland", 4, 2, 30)
+    for seat in range(4):
+        view = state.view(seat)
+        _walk(view, set())
+        json.dumps(view.to_json())
+
+
+@pytest.mark.parametrize("board", ["scotland", "ireland"])
+def test_mcts_is_fair(board: str) -> None:
+    """Two states that differ only in what a seat cannot see give that seat's mcts bot (same
+    seed, same budget) the same decision."""
+    real = midgame(board, 3, 21, 25)
+    seat = real.current_player
+    twin = determinize(real.game, real.view(seat), random.Random(99))
+    resample(twin, seat, random.Random(7))
+    # The twin really differs in hidden information...
+    others = [q for q in range(3) if q != seat]
+    assert any(
+        real.supply[q][real.sptr[q]:] != twin.supply[q][twin.sptr[q]:] or real.hand[q] != twin.hand[q]
+        for q in others
+    )
+    # ...but not in what the seat sees.
+    assert twin.view(seat) == real.view(seat)
+    a = MCTSBot(real.game, seat, 3, iterations=150).choose(real.view(seat))
+    b = MCTSBot(twin.game, seat, 3, iterations=150).choose(twin.view(seat))
+    assert a == b
+
+
+def test_mcts_is_reproducible_for_a_seed_and_budget() -> None:
+    state = midgame("scotland", 3, 4, 12)
+    seat = state.current_player
+    view: View = state.view(seat)
+    runs = [MCTSBot(state.game, seat, 17, iterations=120).analyse(view) for _ in range(2)]
+    assert runs[0] == runs[1]
+
+
+def test_resample_keeps_the_view() -> None:
+    for board in ("scotland", "ireland"):
+        state = midgame(board, 4, 8, 33)
+        for seat in range(4):
+            twin = state.clone()
+            resample(twin, seat, random.Random(seat))
+            assert twin.view(seat) == state.view(seat)
+
+
+def test_hint_uses_the_last_position() -> None:
+    state = midgame("scotland", 3, 6, 15)
+    rec = make_record(state)
+    seat = state.current_player
+    h = hint(rec, seat, iterations=60)
+    assert h.action in state.legal_actions
+    assert h.expected_score >= state.score[seat]
+    with pytest.raises(ValueError, match="not to act"):
+        hint(rec, (seat + 1) % 3, iterations=10)
+
+
+def test_bench_reports_rates() -> None:
+    game = Game.create("scotland", 3)
+    r = bench_random(game, runs=1, seconds=0.2)
+    assert r["games_per_s"] > 0
+    m = bench_mcts(game, runs=1, seconds=0.2)
+    assert m["mcts_iterations_per_s"] > 0
