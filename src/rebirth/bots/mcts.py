@@ -102,15 +102,15 @@ def fast_policy(state: State, rng: random.Random, epsilon: float = 0.1) -> int:
         for h in cands:
             sp = spaces[h]
             d = sp.district
-            size = len(dists[d].spaces)
-            if size == 1:
+            dsize = len(dists[d].spaces)
+            if dsize == 1:
                 v = float(inf)
             else:
                 mine = state.infl[d * n + p] + inf
                 top = max(state.infl[d * n + q] for q in range(n) if q != p)
                 # Leading a district that this tile fills is worth its first rank.
                 lead = mine > top
-                v = (2.0 if lead else 0.5) * (1 + state.dfill[d]) / size
+                v = (2.0 if lead else 0.5) * (1 + state.dfill[d]) / dsize
             if sp.port:
                 v += 1
             if v > best_v:

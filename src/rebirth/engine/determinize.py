@@ -194,13 +194,13 @@ def determinize(game: Game, view: View, rng: random.Random) -> State:
                     st.dfirst[present[0]] += 1
     st.cadj = [0] * (len(b.castles) * n)
     st.cfarm = [0] * (len(b.castles) * n)
-    for c in b.castles:
-        for h in c.spaces:
+    for castle in b.castles:
+        for h in castle.spaces:
             p = occ[h]
             if 0 <= p < n:
-                st.cadj[c.index * n + p] += 1
+                st.cadj[castle.index * n + p] += 1
                 if tile[h] < 2:
-                    st.cfarm[c.index * n + p] += 1
+                    st.cfarm[castle.index * n + p] += 1
     st.holder = list(view.castle_holders)
     st.held = [sum(1 for x in st.holder if x == q) for q in range(n)]
     st.cath = [sum(1 << q for q in pieces) for pieces in view.cathedral_pieces]
@@ -209,8 +209,8 @@ def determinize(game: Game, view: View, rng: random.Random) -> State:
     st.score = list(view.scores)
     st.cat = [0] * (NCAT * n)
     for q in range(n):
-        for k, v in view.breakdown[q].items():
-            st.cat[CATEGORIES.index(k) * n + q] = v
+        for cat_name, v in view.breakdown[q].items():
+            st.cat[CATEGORIES.index(cat_name) * n + q] = v
     for m_id, who in view.fulfilled.items():
         m = card_ix[m_id]
         st.fulfilled[m] = sum(1 << q for q in who)

@@ -159,6 +159,7 @@ class State:
         "hjson",
         "holder",
         "infl",
+        "initial_events",
         "marks",
         "maxgroup",
         "missions",
