@@ -66,7 +66,8 @@ class Match:
         if seat != self.state.current_player:
             from rebirth.engine.actions import IllegalActionError
 
-            raise IllegalActionError(f"it is not seat {seat}'s turn")
+            raise IllegalActionError(f"it is not seat {seat + 1}'s turn",
+                                     f"Platz {seat + 1} ist nicht am Zug")
         events = self.state.apply(action)
         self.log.extend(events)
         return events

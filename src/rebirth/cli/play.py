@@ -399,7 +399,7 @@ def _try_mark(s: Session, seat: int, view: View, line: str) -> bool:
             return False
         events = s.match.submit(seat, str(action))
     except ActionError as exc:
-        s.console.print(tx("refused", msg=exc), style="red")
+        s.console.print(tx("refused", msg=exc.message(tx.lang)), style="red")
         return False
     _print_events(s, events, seat)
     return True
@@ -411,7 +411,7 @@ def _try_place(s: Session, seat: int, view: View, line: str) -> bool:
         action = parse_action(line)
         gain, why = preview(s.game, view, seat, str(action), s.rng)
     except ActionError as exc:
-        s.console.print(tx("refused", msg=exc), style="red")
+        s.console.print(tx("refused", msg=exc.message(tx.lang)), style="red")
         return False
     assert isinstance(action, Place)
     reasons = "; ".join(e.render(tx.lang, s.names) for e in why) or tx("preview_nothing")
@@ -427,7 +427,7 @@ def _try_place(s: Session, seat: int, view: View, line: str) -> bool:
     try:
         events = s.match.submit(seat, str(action))
     except ActionError as exc:  # pragma: no cover - the preview checked the same rules
-        s.console.print(tx("refused", msg=exc), style="red")
+        s.console.print(tx("refused", msg=exc.message(tx.lang)), style="red")
         return False
     _print_events(s, events, seat)
     return True

@@ -8,10 +8,19 @@ import re
 from dataclasses import dataclass
 
 from rebirth.engine.hexgrid import LABEL_RE
+from rebirth.engine.i18n import Text
 
 
 class ActionError(ValueError):
-    """Base class for a refused action."""
+    """Base class for a refused action; ``text`` holds the message in English and German."""
+
+    def __init__(self, en: str, de: str | None = None) -> None:
+        super().__init__(en)
+        self.text: Text = {"en": en, "de": de if de is not None else en}
+
+    def message(self, lang: str) -> str:
+        """The message in ``lang``."""
+        return self.text["de"] if lang == "de" else self.text["en"]
 
 
 class ActionSyntaxError(ActionError):
@@ -57,5 +66,6 @@ def parse_action(text: str) -> Action:
     if m:
         return Mark(m.group(1).upper())
     raise ActionSyntaxError(
-        f"{text!r} is not an action: type a hex such as C7, or 'mark I03' for a x2 marker"
+        f"{text!r} is not an action: type a hex such as C7, or 'mark I03' for a x2 marker",
+        f"{text!r} ist keine Aktion: gib ein Feld wie C7 ein, oder 'mark I03' für einen x2-Marker",
     )

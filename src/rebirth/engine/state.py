@@ -446,37 +446,57 @@ class State:
         if isinstance(action, str):
             action = parse_action(action)
         if self.done:
-            raise IllegalActionError("the game is over")
+            raise IllegalActionError("the game is over", "die Partie ist vorbei")
         aid = self.action_id(action)
         if aid is None:
-            what = f"hex {action}" if isinstance(action, Place) else f"mission {action.mission}"
-            raise IllegalActionError(f"{what} does not exist on this board")
+            if isinstance(action, Place):
+                raise IllegalActionError(f"hex {action} does not exist on this board",
+                                         f"Feld {action} gibt es auf diesem Spielplan nicht")
+            raise IllegalActionError(f"mission {action.mission} does not exist in this game",
+                                     f"Mission {action.mission} gibt es in dieser Partie nicht")
         if aid not in self.legal_action_ids():
-            raise IllegalActionError(self._why_illegal(aid))
+            en, de = self._why_illegal(aid)
+            raise IllegalActionError(en, de)
+        # Replays feed chance outcomes; a bad one is only found mid-action, so keep a copy
+        # to restore: a refused action must change nothing.
+        backup = self.clone() if self.chance_feed is not None else None
         self._events = []
         try:
             self.apply_id(aid)
             return self._events
+        except IllegalActionError:
+            if backup is not None:
+                for name in State.__slots__:
+                    setattr(self, name, getattr(backup, name))
+            raise
         finally:
             self._events = None
 
-    def _why_illegal(self, aid: int) -> str:
+    def _why_illegal(self, aid: int) -> tuple[str, str]:
         b = self.board
         if self.phase == PHASE_MARK:
             return ("a x2 marker must go on a public mission on display that you have not "
-                    "fulfilled or marked yet (I-8)")
+                    "fulfilled or marked yet (I-8)",
+                    "ein x2-Marker muss auf eine ausliegende öffentliche Mission, die du noch "
+                    "nicht erfüllt oder markiert hast (I-8)")
         if aid >= len(b.spaces):
-            return "you must place a tile now, not a x2 marker"
+            return ("you must place a tile now, not a x2 marker",
+                    "du musst jetzt ein Plättchen legen, keinen x2-Marker")
         s = b.spaces[aid]
         t = self.tile_to_place
         if self.occ[aid] != -1:
-            return f"{s.label} is already occupied (P-1)"
+            return (f"{s.label} is already occupied (P-1)", f"{s.label} ist schon belegt (P-1)")
         if t >= 2:
-            return f"{s.label} is not a settlement space; a settlement goes only there (P-4)"
+            return (f"{s.label} is not a settlement space; a settlement goes only there (P-4)",
+                    f"{s.label} ist kein Siedlungsfeld; eine Siedlung darf nur dorthin (P-4)")
         if s.kind == SETTLEMENT:
-            return f"{s.label} is a settlement space; a farm never goes there (P-3)"
-        return (f"{s.label} is a {s.kind_name} space; a {TILE_NAMES_EN[t]} may use it only when "
-                "no matching or blank space is free (P-2, P-3)")
+            return (f"{s.label} is a settlement space; a farm never goes there (P-3)",
+                    f"{s.label} ist ein Siedlungsfeld; eine Farm darf nie dorthin (P-3)")
+        kind_de = {"energy": "Energie", "food": "Nahrungs"}.get(s.kind_name, s.kind_name)
+        return (f"{s.label} is a {s.kind_name} space; {_A_EN[t]} may use it only when "
+                "no matching or blank space is free (P-2, P-3)",
+                f"{s.label} ist ein {kind_de}-Feld; eine {TILE_NAMES_DE[t]} darf nur dorthin, "
+                "wenn kein passendes oder leeres Feld frei ist (P-2, P-3)")
 
     def apply_id(self, aid: int) -> None:
         """Apply a legal action given as int. Fast path: no legality check."""
@@ -592,11 +612,13 @@ class State:
             return False
         if self.chance_feed is not None:
             if not self.chance_feed:
-                raise IllegalActionError("the record lacks the chance outcome of an extra tile")
+                raise IllegalActionError("the record lacks the chance outcome of an extra tile",
+                                         "der Partie fehlt das Zufallsergebnis eines Extra-Plättchens")
             t = self.chance_feed.pop(0)
             if t not in aside:
                 raise IllegalActionError(
-                    f"the record reveals a {tile_code(t)} that is not among the set-aside tiles")
+                    f"the record reveals a {tile_code(t)} that is not among the set-aside tiles",
+                    f"die Partie deckt ein {tile_code(t)} auf, das nicht beiseitegelegt ist")
         else:
             t = aside[int(self.rng.random() * len(aside))]
         self.history.append((-1, t))
