@@ -1,0 +1,152 @@
+"""The replay, maps, bench, hint and variants commands, as a user calls them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rebirth.cli.main import main
+from rebirth.engine.board import builtin_board
+from rebirth.engine.game import Game
+from rebirth.engine.records import make_record
+from rebirth.match import Match
+
+DATA = Path(__file__).resolve().parents[2] / "src" / "rebirth" / "data" / "maps"
+
+
+def finished_record(tmp_path: Path, board: str = "scotland", players: int = 3) -> Path:
+    m = Match.start(Game.create(board, players), ["greedy"] + ["random"] * (players - 1), seed=3)
+    m.run_bots()
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(m.record()))
+    return path
+
+
+@pytest.mark.parametrize(("board", "players"), [("scotland", 2), ("scotland", 4), ("ireland", 3)])
+def test_replay_json(tmp_path: Path, board: str, players: int,
+                     capsys: pytest.CaptureFixture[str]) -> None:
+    path = finished_record(tmp_path, board, players)
+    assert main(["replay", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    rec = json.loads(path.read_text())
+    assert out["scores"] == rec["result"]["scores"]
+    assert out["winners"] == rec["result"]["winners"]
+    cats = {"farms", "settlements", "castles", "missions"}
+    cats |= {"ports"} if board == "scotland" else {"offshore", "towers", "public_missions"}
+    assert all(set(b) == cats for b in out["breakdown"])
+    assert out["neutral"] == (len(builtin_board(board).blockers) if players == 2 else 0)
+    assert len(out["placements"]) == sum(out["placed"])
+    assert out["setup"] == rec["setup"]
+
+
+def test_replay_text_and_events(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = finished_record(tmp_path)
+    assert main(["replay", str(path), "--events", "--lang", "de"]) == 0
+    out = capsys.readouterr().out
+    assert "[F-1]" in out and "Sieger" in out
+
+
+def test_tampered_record_is_rejected_naming_the_action(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    path = finished_record(tmp_path)
+    rec = json.loads(path.read_text())
+    # Move the 5th placement onto a hex that is taken by then.
+    rec["actions"][4]["action"] = rec["actions"][0]["action"]
+    path.write_text(json.dumps(rec))
+    assert main(["replay", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "action #5" in err and "already occupied" in err
+
+
+def test_tampered_result_and_setup_are_rejected(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    path = finished_record(tmp_path)
+    rec = json.loads(path.read_text())
+    rec["result"]["scores"][0] += 1
+    path.write_text(json.dumps(rec))
+    assert main(["replay", str(path)]) == 1
+    assert "do not match" in capsys.readouterr().err
+    rec = json.loads(finished_record(tmp_path).read_text())
+    rec["setup"]["supplies"][0][0] = "S4" if rec["setup"]["supplies"][0][0] != "S4" else "E"
+    path.write_text(json.dumps(rec))
+    assert main(["replay", str(path)]) == 1
+    assert "S-1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    ("{not json", "not valid JSON"),
+    ('{"format": "rebirth-record", "version": 1, "board": "atlantis", "players": [{}, {}],'
+     ' "setup": {}, "actions": []}', "unknown map"),
+    ('{"format": "something"}', "format"),
+])
+def test_malformed_records(tmp_path: Path, text: str, needle: str,
+                           capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    assert main(["replay", str(path)]) == 1
+    assert needle in capsys.readouterr().err
+
+
+def test_unfinished_record_replays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    game = Game.create("scotland", 3)
+    state = game.new_state(1)
+    for _ in range(10):
+        state.apply(next(iter(state.legal_actions)))
+    path = tmp_path / "part.json"
+    path.write_text(json.dumps(make_record(state)))
+    assert main(["replay", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["terminal"] is False
+
+
+def test_maps_check_shipped_and_broken(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for name in ("scotland", "ireland"):
+        assert main(["maps", "check", str(DATA / f"{name}.json")]) == 0
+        out = capsys.readouterr().out
+        assert "VALID" in out and "2 players" in out and "4 players" in out
+    data = json.loads((DATA / "scotland.json").read_text())
+    # Break a district: give one Perth space the id of a 1-space district far to the north.
+    sizes: dict[str, int] = {}
+    for s in data["spaces"]:
+        if s.get("district"):
+            sizes[s["district"]] = sizes.get(s["district"], 0) + 1
+    far = next(s for s in data["spaces"] if s.get("district") and sizes[s["district"]] == 1
+               and s["r"] < 8)
+    moved = next(s for s in data["spaces"] if s.get("district") == "perth")
+    moved["district"] = far["district"]
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(data))
+    assert main(["maps", "check", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "INVALID" in err and "not connected" in err and f"district '{far['district']}'" in err
+    assert main(["maps", "list"]) == 0
+    assert "scotland" in capsys.readouterr().out
+
+
+def test_bench_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "--board", "scotland", "--players", "3", "--runs", "1",
+                 "--seconds", "0.2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["games_per_s"] > 0 and out["mcts_iterations_per_s"] > 0
+
+
+def test_hint_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    game = Game.create("scotland", 3)
+    state = game.new_state(2)
+    for _ in range(9):
+        state.apply(next(iter(state.legal_actions)))
+    path = tmp_path / "part.json"
+    path.write_text(json.dumps(make_record(state)))
+    seat = state.current_player + 1
+    assert main(["hint", str(path), "--seat", str(seat), "--iterations", "50", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["action"] in state.legal_actions
+    assert main(["hint", str(path), "--seat", str(seat % 3 + 1), "--iterations", "5"]) == 2
+    assert "not to act" in capsys.readouterr().err
+
+
+def test_variants_listed(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["variants"]) == 0
+    out = capsys.readouterr().out
+    assert "stirling_literal" in out and "ireland_set_aside_known" in out
