@@ -10,59 +10,14 @@ from collections import Counter
 
 import pytest
 
+from engine.ireland_kit import card, never_cards, start, tiles, token
 from mapkit import make_board
 from rebirth.engine.actions import IllegalActionError
-from rebirth.engine.board import Board, MapError
+from rebirth.engine.board import MapError
 from rebirth.engine.game import Game, Setup, SetupError
-from rebirth.engine.i18n import Text
-from rebirth.engine.missions import MissionCard, TowerToken, builtin_tokens
+from rebirth.engine.missions import builtin_tokens
 from rebirth.engine.state import State
-from rebirth.engine.tiles import NEUTRAL, parse_tile, starting_tiles
-
-TEXT: Text = {"en": "test", "de": "test"}
-
-
-def tiles(codes: str) -> tuple[int, ...]:
-    return tuple(parse_tile(c) for c in codes.split())
-
-
-def card(i: int, cid: str, cond: dict[str, object],
-         values: tuple[int, int] = (12, 8)) -> MissionCard:
-    return MissionCard(i, cid, dict(cond), TEXT, values=values)
-
-
-def never_cards(start: int, k: int) -> list[MissionCard]:
-    """Filler public missions nobody can fulfil on a small map (a farm group of 99)."""
-    return [card(start + j, f"Z{j + 1}", {"type": "farm_group", "size": 99}, (6, 4))
-            for j in range(k)]
-
-
-def token(i: int, tid: str, kind: str, points: int = 0) -> TowerToken:
-    return TowerToken(i, tid, kind, points, TEXT)
-
-
-def start(board: Board, players: int, supplies: list[str], *, aside: list[str] | None = None,
-          cards: list[MissionCard] | None = None, deck: tuple[str, ...] = (),
-          tokens: list[TowerToken] | None = None, towers: tuple[str, ...] | None = None,
-          first: int = 0, variants: tuple[str, ...] = ()) -> State:
-    """A scripted game; by default every tower carries a mission token (inert: empty deck)."""
-    cs = cards if cards is not None else never_cards(0, 8)
-    ts = tokens if tokens is not None else [token(i, f"m{i}", "mission")
-                                            for i in range(len(board.towers))]
-    if towers is None:
-        towers = tuple(t.id for t in ts[: len(board.towers)])
-    game = Game.create(board, players, variants, cards=tuple(cs), tokens=tuple(ts))
-    on_display = tuple(c.id for c in cs if c.id not in deck)[:8]
-    setup = Setup(
-        supplies=tuple(tiles(s) for s in supplies),
-        set_aside=tuple(tiles(a) for a in (aside or [""] * players)),
-        mission_deck=deck,
-        start_player=first,
-        display=on_display,
-        tower_tokens=towers,
-    )
-    return game.from_setup(setup, strict=False)
-
+from rebirth.engine.tiles import NEUTRAL, starting_tiles
 
 # A small Ireland map: blockers on A1, C1, C2; tower t next to C1, D2, C2; castle c next to D2.
 #   row 1:  A1=E*  B1=F   C1=X*  D1=tower t  E1=castle c

@@ -43,6 +43,28 @@ def _remaining(pool: Counter[int], used: list[int], who: str) -> list[int]:
     return out
 
 
+def _revealed_but_kept(view: View, n: int) -> list[list[int]]:
+    """Set-aside tiles whose identity became public (I-7): revealed as an extra tile, found
+    without a legal space, and so put back face down."""
+    kept: list[list[int]] = [[] for _ in range(n)]
+    hist = view.history
+    seat = -1
+    for i, entry in enumerate(hist):
+        if "seat" in entry:
+            seat = int(entry["seat"])
+            continue
+        t = parse_tile(str(entry["chance"]).split()[-1])
+        if t in kept[seat]:
+            kept[seat].remove(t)
+        nxt = hist[i + 1] if i + 1 < len(hist) else None
+        placed_next = nxt is not None and nxt.get("seat") == seat and not str(
+            nxt.get("action", "")).startswith("mark")
+        waiting = nxt is None and view.extra_tile is not None
+        if not placed_next and not waiting:
+            kept[seat].append(t)
+    return kept
+
+
 def determinize(game: Game, view: View, rng: random.Random) -> State:
     """A state consistent with ``view``, hidden information sampled with ``rng``."""
     b = game.board
@@ -62,6 +84,7 @@ def determinize(game: Game, view: View, rng: random.Random) -> State:
             placed_by[owner].append(parse_tile(code))
     extra = parse_tile(view.extra_tile) if view.extra_tile else -1
 
+    kept = _revealed_but_kept(view, n)
     hands: list[int] = [-1] * n
     supplies: list[list[int]] = []
     asides: list[list[int]] = []
@@ -79,14 +102,16 @@ def determinize(game: Game, view: View, rng: random.Random) -> State:
             hands[q] = parse_tile(view.hand)
         if known_aside is not None:
             used += known_aside
+        else:
+            used += kept[q]
         rest = _remaining(full, used, f"seat {q}")
         rng.shuffle(rest)
         if hands[q] < 0 and view.hand_counts[q]:
             hands[q] = rest.pop()
         ns = view.supply_counts[q]
         if known_aside is None:
-            k = view.set_aside_counts[q]
-            aside, rest = rest[:k], rest[k:]
+            k = view.set_aside_counts[q] - len(kept[q])
+            aside, rest = kept[q] + rest[:k], rest[k:]
         else:
             aside = known_aside
         if len(rest) != ns:

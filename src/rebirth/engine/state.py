@@ -817,6 +817,15 @@ class State:
                                   {"en": en, "de": de},
                                   data={"castle": self.board.castles[c].id, "holder": hol}))
 
+    def _draw_card(self, into: list[int]) -> int:
+        """Draw the top mission card into a player's hidden cards (K-1, I-9); -1 if empty."""
+        if self.deck_pos >= len(self.deck):
+            return -1
+        card = self.deck[self.deck_pos]
+        self.deck_pos += 1
+        into.append(card)
+        return card
+
     def _cathedrals(self, p: int, h: int) -> None:
         b = self.board
         bit = 1 << p
@@ -826,11 +835,7 @@ class State:
                 continue
             self.cath[k] |= bit
             name = b.cathedrals[k].name
-            card = -1
-            if self.deck_pos < len(self.deck):
-                card = self.deck[self.deck_pos]
-                self.deck_pos += 1
-                self.missions[p].append(card)
+            card = self._draw_card(self.missions[p])
             if ev is not None:
                 if card >= 0:
                     cd = self.game.cards[card]
@@ -888,11 +893,7 @@ class State:
                         "de": head_de + "ein x2-Marker, gelegt am Ende des Zuges.",
                     }, data={"tower": b.towers[tw].id, "token": tok.kind}))
             else:
-                card = -1
-                if self.deck_pos < len(self.deck):
-                    card = self.deck[self.deck_pos]
-                    self.deck_pos += 1
-                    self.secret[p].append(card)
+                card = self._draw_card(self.secret[p])
                 if ev is not None:
                     priv = None
                     ptext: Text | None = None
