@@ -1036,47 +1036,60 @@ class State:
 
     # ------------------------------------------------------------ game end (E)
 
-    def mission_value(self, card: int, q: int) -> int:
-        """A Scotland secret mission's measure for player q (K-3…K-8)."""
+    def mission_values(self, card: int) -> list[int]:
+        """A Scotland secret mission's measure for every seat (K-3…K-8), in one pass."""
         cond = self.game.cards[card].condition
         t = cond["type"]
         b = self.board
         n = self.n
+        out = [0] * n
+        occ = self.occ
         if t == "most_spaces_in_region":
-            return self.rcount[b.region_index(cond["region"]) * n + q]
+            r = b.region_index(cond["region"]) * n
+            return self.rcount[r:r + n]
         if t == "most_spaces_next_to_castles":
             seen: set[int] = set()
             for cid in cond["castles"]:
                 seen.update(b.castle(cid).spaces)
-            return sum(1 for s in seen if self.occ[s] == q)
+            for sp in seen:
+                o = occ[sp]
+                if 0 <= o < n:
+                    out[o] += 1
+            return out
         if t == "most_settlements":
             f = cond["filter"]
             reg = b.region_index(f["region"]) if "region" in f else -1
-            cnt = 0
+            size = f.get("district_size", 0)
+            port = bool(f.get("port"))
+            inf = f.get("influence", 0)
+            tile = self.tile
             for s in b.spaces:
                 i = s.index
-                if self.occ[i] != q or self.tile[i] < 2:
+                o = occ[i]
+                if o < 0 or o >= n or tile[i] < 2:
                     continue
-                if reg >= 0 and s.region != reg:
+                if (reg >= 0 and s.region != reg) or (port and not s.port):
                     continue
-                if "district_size" in f and b.districts[s.district].size != f["district_size"]:
+                if size and b.districts[s.district].size != size:
                     continue
-                if f.get("port") and not s.port:
+                if inf and tile[i] - 1 != inf:
                     continue
-                if "influence" in f and self.tile[i] - 1 != f["influence"]:
-                    continue
-                cnt += 1
-            return cnt
+                out[o] += 1
+            return out
         raise ValueError(f"unknown condition {t!r}")  # pragma: no cover
+
+    def mission_value(self, card: int, q: int) -> int:
+        """A Scotland secret mission's measure for seat q."""
+        return self.mission_values(card)[q]
 
     def secret_fulfilled(self, card: int, q: int) -> bool:
         """Whether player q fulfils a secret card now (Scotland K-3/K-7, Ireland I-9)."""
         if self.board.is_ireland:
             return self._meets(card, q)
-        mine = self.mission_value(card, q)
-        if mine < 1:
-            return False  # K-7: "all have 0" fulfils nothing.
-        return all(self.mission_value(card, o) <= mine for o in range(self.n) if o != q)
+        vals = self.mission_values(card)
+        mine = vals[q]
+        # K-7: "all have 0" fulfils nothing; K-3: a tie with the leader is enough.
+        return mine >= 1 and mine == max(vals)
 
     def _finish(self) -> None:
         """E-2: incomplete districts, castles, secret missions; then the winners (E-3/E-4)."""
