@@ -46,8 +46,12 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--lang", choices=("en", "de"), default="en")
     rep.add_argument("--events", action="store_true", help="print every event with its rule")
 
-    bench = sub.add_parser("bench", help="measure engine speed on one core")
-    _add_game_options(bench, seats=False)
+    bench = sub.add_parser(
+        "bench", help="measure engine speed on one core (default: Scotland 3p and Ireland 4p)")
+    bench.add_argument("--board", default=None,
+                       help="shipped map name or map file (default: both reference configurations)")
+    bench.add_argument("--players", type=int, default=None, choices=(2, 3, 4))
+    bench.add_argument("--variant", action="append", default=[], metavar="NAME")
     bench.add_argument("--runs", type=int, default=5)
     bench.add_argument("--seconds", type=float, default=1.0, help="length of each run")
     bench.add_argument("--json", action="store_true")
