@@ -150,3 +150,11 @@ def test_variants_listed(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["variants"]) == 0
     out = capsys.readouterr().out
     assert "stirling_literal" in out and "ireland_set_aside_known" in out
+
+
+@pytest.mark.parametrize(("lang", "needle"), [("en", "attacker loses every tie"),
+                                              ("de", "verliert der Angreifer jeden Gleichstand")])
+def test_rules_help(lang: str, needle: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", "--lang", lang]) == 0
+    out = capsys.readouterr().out
+    assert needle in out and "[K-3]" in out and "[I-8]" in out

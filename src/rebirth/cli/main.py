@@ -84,6 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
     hint.add_argument("--map", default=None, help="map file for records of a custom map")
 
     sub.add_parser("variants", help="list the rule variants")
+    rules = sub.add_parser("rules", help="the rules in brief and the rulings most often played wrong")
+    rules.add_argument("--lang", choices=("en", "de"), default="en")
     return parser
 
 
@@ -114,6 +116,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from rebirth.cli import maps
 
         return maps.run(args)
+    if cmd == "rules":
+        from rebirth.rulebook import rules_text
+
+        print(rules_text(args.lang))
+        return 0
     if cmd == "variants":
         from rebirth.engine.game import IRELAND_VARIANTS, SCOTLAND_VARIANTS, VARIANTS
 

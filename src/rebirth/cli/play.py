@@ -30,6 +30,7 @@ from rebirth.engine.state import State
 from rebirth.engine.tiles import TILE_CODES, TILE_NAMES_DE, TILE_NAMES_EN
 from rebirth.engine.views import View
 from rebirth.match import HUMAN, Match
+from rebirth.rulebook import rules_text
 
 # Events of a preview that come from sampled hidden information (a revealed
 # set-aside tile, other players' missions, the winner) or merely restate the move.
@@ -366,6 +367,9 @@ def _human_turn(s: Session, seat: int) -> None:
             continue
         if cmd == "missions":
             _show_missions(s, seat, view)
+            continue
+        if cmd == "rules":
+            s.console.print(rules_text(tx.lang), markup=False)
             continue
         if cmd == "log":
             _show_log(s, seat)

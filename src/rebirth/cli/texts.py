@@ -122,12 +122,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Type a hex label such as C7 (upper or lower case) to place your tile there;\n"
         "you see the points it would score and confirm with Enter.\n"
         "In the x2-marker decision type 'mark I03'.\n"
-        "Commands: help or ? (this text), legal (legal spaces), missions, "
+        "Commands: help or ? (this text), legal (legal spaces), missions, rules, "
         "log (full event log), board (redraw), quit (leave; the record is written).",
         "Gib ein Feld wie C7 ein (groß oder klein), um dein Plättchen dorthin zu legen;\n"
         "du siehst die Punkte und bestätigst mit Enter.\n"
         "Bei der x2-Marker-Entscheidung gib 'mark I03' ein.\n"
-        "Befehle: hilfe oder ? (dieser Text), legal (legale Felder), missionen, "
+        "Befehle: hilfe oder ? (dieser Text), legal (legale Felder), missionen, regeln, "
         "log (alle Ereignisse), brett (neu zeichnen), ende (verlassen; die Partie wird "
         "gespeichert).",
     ),
@@ -157,6 +157,7 @@ COMMANDS: dict[str, str] = {
     "legal": "legal", "l": "legal",
     "missions": "missions", "missionen": "missions", "m": "missions",
     "log": "log",
+    "rules": "rules", "regeln": "rules", "r": "rules",
     "board": "board", "brett": "board", "karte": "board", "map": "board",
     "quit": "quit", "exit": "quit", "q": "quit", "ende": "quit", "beenden": "quit",
 }
