@@ -3,7 +3,7 @@ wrong (RULES.md, "Rulings to explain to players")."""
 
 from __future__ import annotations
 
-from rebirth.engine.i18n import Text
+from rebirth.engine.i18n import Text, pick
 
 SUMMARY: list[tuple[str, Text]] = [
     ("P-1", {"en": "On your turn place your one hand tile on a free matching space, score at "
@@ -76,9 +76,8 @@ HEADINGS: dict[str, Text] = {
 
 def rules_text(lang: str) -> str:
     """The summary and the rulings as plain text in ``lang``."""
-    key = "de" if lang == "de" else "en"
-    lines = [HEADINGS["summary"][key]]
-    lines += [f"  [{rid}] {t[key]}" for rid, t in SUMMARY]
-    lines += ["", HEADINGS["rulings"][key]]
-    lines += [f"  {i}. [{rid}] {t[key]}" for i, (rid, t) in enumerate(RULINGS, 1)]
+    lines = [pick(HEADINGS["summary"], lang)]
+    lines += [f"  [{rid}] {pick(t, lang)}" for rid, t in SUMMARY]
+    lines += ["", pick(HEADINGS["rulings"], lang)]
+    lines += [f"  {i}. [{rid}] {pick(t, lang)}" for i, (rid, t) in enumerate(RULINGS, 1)]
     return "\n".join(lines)
