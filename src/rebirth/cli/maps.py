@@ -40,8 +40,12 @@ def run(args: argparse.Namespace) -> int:
     for row in board.capacity():
         flag = "ok" if row.ok else "FAILS"
         ok = ok and row.ok
-        print(f"    {row.players} players: settlement spaces {row.settlement_spaces} >= "
-              f"{row.settlement_tiles} tiles; farm spaces {row.farm_spaces} - {row.blockers} "
-              f"blockers = {row.farm_spaces - row.blockers} >= {row.farm_tiles} tiles: {flag}")
+        s_ok = row.settlement_spaces >= row.settlement_tiles
+        f_free = row.farm_spaces - row.blockers
+        f_ok = f_free >= row.farm_tiles
+        print(f"    {row.players} players: settlement spaces {row.settlement_spaces} "
+              f"{'>=' if s_ok else '<'} {row.settlement_tiles} tiles; farm spaces "
+              f"{row.farm_spaces} - {row.blockers} blockers = {f_free} {'>=' if f_ok else '<'} "
+              f"{row.farm_tiles} tiles: {flag}")
     print("VALID" if ok else "INVALID: capacity rule S-9 fails")
     return 0 if ok else 1
