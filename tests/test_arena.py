@@ -128,16 +128,22 @@ def test_pooled_seats_make_one_observation_per_game() -> None:
     st = aggregate(games)
     assert st["g"].games == 6
     assert st["g"].win_share == pytest.approx(1 / 3)
-    # Observations 1/2, 1/2, 0 → their mean and a normal interval around it.
+    # Observations 1/2, 1/2, 0 → their mean and a Wilson interval around it.
     assert st["g"].ci95 == pytest.approx(mean_ci95([0.5, 0.5, 0.0]))
     assert st["r"].ci95 == pytest.approx(mean_ci95([0.0, 0.0, 1.0]))
 
 
-def test_ci_is_clipped() -> None:
-    assert mean_ci95([1.0] * 10) == (1.0, 1.0)
+def test_ci_is_wilson_and_honest_at_the_edges() -> None:
+    lo, hi = mean_ci95([1.0] * 200)
+    assert hi == pytest.approx(1.0) and lo == pytest.approx(0.98116, abs=1e-4)
+    lo, hi = mean_ci95([0.0] * 200)
+    assert lo == pytest.approx(0.0, abs=1e-12) and hi == pytest.approx(0.01884, abs=1e-4)
     lo, hi = mean_ci95([0.0, 1.0, 1.0, 1.0])
-    assert 0.0 <= lo < 0.75 < hi == 1.0
-    assert mean_ci95([0.3]) == (0.0, 1.0)
+    assert 0.0 <= lo < 0.75 < hi <= 1.0
+    # 60 wins in 100 games: the textbook Wilson interval (0.502, 0.691).
+    lo, hi = mean_ci95([1.0] * 60 + [0.0] * 40)
+    assert lo == pytest.approx(0.502, abs=1e-3) and hi == pytest.approx(0.691, abs=1e-3)
+    assert mean_ci95([]) == (0.0, 1.0)
 
 
 # ------------------------------------------------------------------ Elo
