@@ -269,9 +269,10 @@ def aggregate(outcomes: Sequence[GameOutcome]) -> dict[str, BotStats]:
     game where the bot sits is one observation, its total share in that game divided
     by its number of seats there (two greedy seats sharing a win 1/2 each give 1/2;
     one of them winning alone gives 1/2 too). The interval is Wilson's score interval
-    for the mean of those observations (see :func:`mean_ci95`). It treats games as independent, although the games of one rotation
-    group share a deal, so read it as approximate. With a fixed seat list the bot has
-    the same number of seats in every game, so the observations' mean is ``win_share``.
+    for the mean of those observations (see :func:`mean_ci95`). It treats games as
+    independent, although the games of one rotation group share a deal, so read it as
+    approximate. With a fixed seat list the bot has the same number of seats in every
+    game, so the observations' mean is ``win_share``.
     """
     names: list[str] = []
     for o in outcomes:
