@@ -2,9 +2,9 @@
 
 One code path serves both the explaining mode (``apply``: checks legality and
 returns events) and the fast mode (``apply_id``: no checks, no events), so the
-two cannot drift apart; the events are only built when a list is there to take
-them. All per-player tables are flat lists (index ``x * n + seat``) so that
-``clone`` is a handful of list copies.
+two cannot drift apart; the events (worded in :mod:`rebirth.engine.explain`) are
+only built when a list is there to take them. All per-player tables are flat
+lists (index ``x * n + seat``) so that ``clone`` is a handful of list copies.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import random
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from rebirth.engine import explain
 from rebirth.engine.actions import (
     Action,
     ActionSyntaxError,
@@ -23,14 +24,7 @@ from rebirth.engine.actions import (
 )
 from rebirth.engine.board import BLANK, ENERGY, FLEXIBLE, FOOD, SETTLEMENT
 from rebirth.engine.events import Event
-from rebirth.engine.i18n import Text
-from rebirth.engine.tiles import (
-    NEUTRAL,
-    TILE_NAMES_DE,
-    TILE_NAMES_EN,
-    starting_tiles,
-    tile_code,
-)
+from rebirth.engine.tiles import NEUTRAL, TILE_NAMES_DE, starting_tiles, tile_code
 
 if TYPE_CHECKING:
     from rebirth.engine.game import Game, Setup
@@ -50,17 +44,8 @@ _LIST_OF_KIND = {ENERGY: L_ENERGY, FOOD: L_FOOD, BLANK: L_EITHER, FLEXIBLE: L_EI
 
 PHASE_PLACE, PHASE_EXTRA, PHASE_MARK, PHASE_END = 0, 1, 2, 3
 
-_A_EN = tuple(("an " if n[0] in "AEIOU" else "a ") + n for n in TILE_NAMES_EN)
-
 RANKS = {2: (5, 3), 3: (8, 5), 4: (12, 8, 5)}
 CASTLE_POINTS = 5
-
-_DIST_NAME = {2: ("medium", "mittleres"), 3: ("large", "großes"), 4: ("sprawling", "riesiges")}
-
-
-def _tile_text(t: int) -> Text:
-    return {"en": TILE_NAMES_EN[t], "de": TILE_NAMES_DE[t]}
-
 
 _COND_KINDS = ("farm_group", "castles_held", "towers_adjacent", "district_firsts",
                "offshore_farms", "tiles_in_provinces")
@@ -493,7 +478,7 @@ class State:
             return (f"{s.label} is a settlement space; a farm never goes there (P-3)",
                     f"{s.label} ist ein Siedlungsfeld; eine Farm darf nie dorthin (P-3)")
         kind_de = {"energy": "Energie", "food": "Nahrungs"}.get(s.kind_name, s.kind_name)
-        return (f"{s.label} is a {s.kind_name} space; {_A_EN[t]} may use it only when "
+        return (f"{s.label} is a {s.kind_name} space; {explain.A_EN[t]} may use it only when "
                 "no matching or blank space is free (P-2, P-3)",
                 f"{s.label} ist ein {kind_de}-Feld; eine {TILE_NAMES_DE[t]} darf nur dorthin, "
                 "wenn kein passendes oder leeres Feld frei ist (P-2, P-3)")
@@ -508,13 +493,7 @@ class State:
             self.history.append((p, aid))
             ev = self._events
             if ev is not None:
-                card = self.game.cards[m]
-                ev.append(Event("double_marker", "I-8", p, {
-                    "en": f"{{s{p}}} puts a x2 marker on mission {card.id}: it pays double "
-                          "when fulfilled later.",
-                    "de": f"{{s{p}}} legt einen x2-Marker auf Mission {card.id}: sie zählt "
-                          "doppelt, wenn sie später erfüllt wird.",
-                }, data={"mission": card.id}))
+                ev.append(explain.double_marker(p, self.game.cards[m]))
             self._continue_turn()
             return
         if self.phase == PHASE_PLACE:
@@ -566,12 +545,7 @@ class State:
             self.discarded[p].append(t)
             ev = self._events
             if ev is not None:
-                ev.append(Event("discard", "P-7", p, {
-                    "en": f"{{s{p}}} has no legal space for {_A_EN[t]}: it is revealed "
-                          "and discarded without score.",
-                    "de": f"{{s{p}}} hat kein legales Feld für eine {TILE_NAMES_DE[t]}: sie wird "
-                          "aufgedeckt und ohne Wertung abgelegt.",
-                }, data={"tile": tile_code(t)}))
+                ev.append(explain.discard(p, t))
             self._draw(p)
             self.cur = (p + 1) % n
         raise RuntimeError("no player can act")  # pragma: no cover
@@ -589,10 +563,7 @@ class State:
             self.pending_double -= 1
             ev = self._events
             if ev is not None:
-                ev.append(Event("double_lost", "I-8", p, {
-                    "en": f"{{s{p}}}'s x2 marker is lost: no public mission is left to mark.",
-                    "de": f"{{s{p}}}s x2-Marker verfällt: keine Mission ist mehr markierbar.",
-                }))
+                ev.append(explain.double_lost(p))
         # P-6 and pass clockwise.
         self._draw(p)
         self.turn += 1
@@ -605,10 +576,7 @@ class State:
         ev = self._events
         if not aside:
             if ev is not None:
-                ev.append(Event("extra_lost", "I-7", p, {
-                    "en": f"{{s{p}}}'s extra tile is lost: no set-aside tile is left.",
-                    "de": f"{{s{p}}}s Extra-Plättchen verfällt: kein beiseitegelegtes Plättchen mehr.",
-                }))
+                ev.append(explain.extra_lost(p))
             return False
         if self.chance_feed is not None:
             if not self.chance_feed:
@@ -624,24 +592,13 @@ class State:
         self.history.append((-1, t))
         if not self._has_space_for(t):
             if ev is not None:
-                ev.append(Event("extra_lost", "I-7", p, {
-                    "en": f"{{s{p}}} reveals {_A_EN[t]} as extra tile, but it has no "
-                          "legal space: the bonus is lost and the tile stays set aside.",
-                    "de": f"{{s{p}}} deckt eine {TILE_NAMES_DE[t]} als Extra-Plättchen auf, doch "
-                          "es gibt kein legales Feld: der Bonus verfällt, das Plättchen bleibt "
-                          "beiseite.",
-                }, data={"tile": tile_code(t)}))
+                ev.append(explain.extra_unplaceable(p, t))
             return False
         aside.remove(t)
         self.extra_tile = t
         self.phase = PHASE_EXTRA
         if ev is not None:
-            ev.append(Event("extra_tile", "I-7", p, {
-                "en": f"{{s{p}}} reveals {_A_EN[t]} from the set-aside tiles and "
-                      "places it as an extra tile.",
-                "de": f"{{s{p}}} deckt eine {TILE_NAMES_DE[t]} aus den beiseitegelegten "
-                      "Plättchen auf und legt sie zusätzlich.",
-            }, data={"tile": tile_code(t)}))
+            ev.append(explain.extra_tile(p, t))
         return True
 
     # ---------------------------------------------------------- scoring (P-5)
@@ -666,14 +623,7 @@ class State:
         completed = False
         if ev is not None:
             emergency = farm and sp.kind in (ENERGY, FOOD) and sp.kind != t
-            ev.append(Event("place", "P-1", p, {
-                "en": f"{{s{p}}} places {_A_EN[t]} on {sp.label}"
-                      + (" (emergency rule P-3: no matching or blank space was free)."
-                         if emergency else "."),
-                "de": f"{{s{p}}} legt eine {TILE_NAMES_DE[t]} auf {sp.label}"
-                      + (" (Notfallregel P-3: kein passendes oder leeres Feld war frei)."
-                         if emergency else "."),
-            }, data={"tile": tile_code(t), "hex": sp.label, "emergency": emergency}))
+            ev.append(explain.place(p, t, sp, emergency))
         if farm:
             # F-1: union-find over same-owner, same-type neighbours.
             parent = self.uf_parent
@@ -699,21 +649,12 @@ class State:
             if g > self.maxgroup[p]:
                 self.maxgroup[p] = g
             if ev is not None:
-                kind = ("Energy", "Energie") if t == 0 else ("Food", "Nahrungs")
-                ev.append(Event("farm", "F-1", p, {
-                    "en": f"{{s{p}}}'s {kind[0]} group now has {g} tile{'s' if g > 1 else ''}: "
-                          f"+{g}." + (" A lone farm is a group of 1." if g == 1 else ""),
-                    "de": f"{{s{p}}}s {kind[1]}-Gruppe hat jetzt {g} Plättchen: +{g}."
-                          + (" Eine einzelne Farm ist eine 1er-Gruppe." if g == 1 else ""),
-                }, points=g, data={"group": g}))
+                ev.append(explain.farm(p, t, g))
             if sp.offshore:
                 self._pay(p, 1, C_OFFSHORE)
                 self.nfarm_off[p] += 1
                 if ev is not None:
-                    ev.append(Event("offshore", "I-3", p, {
-                        "en": f"Offshore farm on {sp.label}: +1 for {{s{p}}}.",
-                        "de": f"Offshore-Farm auf {sp.label}: +1 für {{s{p}}}.",
-                    }, points=1))
+                    ev.append(explain.offshore(p, sp))
         else:
             d = sp.district
             dist = b.districts[d]
@@ -725,19 +666,11 @@ class State:
             if size_d == 1:
                 self._pay(p, inf, C_SETTLE)
                 if ev is not None:
-                    ev.append(Event("small_district", "T-2", p, {
-                        "en": f"Small district {dist.name['en']}: {{s{p}}} scores the influence "
-                              f"{inf}: +{inf}.",
-                        "de": f"Kleines Gebiet {dist.name['de']}: {{s{p}}} erhält den "
-                              f"Einfluss-Wert {inf}: +{inf}.",
-                    }, points=inf))
+                    ev.append(explain.small_district(p, dist, inf))
             if sp.port:
                 self._pay(p, 1, C_PORTS)
                 if ev is not None:
-                    ev.append(Event("port", "T-6", p, {
-                        "en": f"Port on {sp.label}: +1 for {{s{p}}}.",
-                        "de": f"Hafen auf {sp.label}: +1 für {{s{p}}}.",
-                    }, points=1))
+                    ev.append(explain.port(p, sp))
             if size_d > 1 and self.dfill[d] == size_d:
                 completed = True
                 self._score_district(d, p, final=False)
@@ -754,11 +687,7 @@ class State:
                 self.holder[c] = p
                 self.held[p] += 1
                 if ev is not None:
-                    name = b.castles[c].name
-                    ev.append(Event("castle_claim", "C-1", p, {
-                        "en": f"{{s{p}}} is first next to {name['en']} and takes it.",
-                        "de": f"{{s{p}}} legt als Erster an {name['de']} an und besetzt sie.",
-                    }, data={"castle": b.castles[c].id}))
+                    ev.append(explain.castle_claim(p, b.castles[c]))
                 continue
             mine, theirs = self.cadj[k + p], self.cadj[k + hol]
             take = mine > theirs
@@ -772,50 +701,15 @@ class State:
                 self.held[p] += 1
                 self.held[hol] -= 1
             if ev is not None:
-                self._castle_event(c, p, hol, take, rule)
+                ev.append(explain.castle_contest(
+                    p, hol, b.castles[c], take=take, rule=rule, mine=mine, theirs=theirs,
+                    my_farms=self.cfarm[k + p], their_farms=self.cfarm[k + hol]))
         if b.adj_cathedrals[h]:
             self._cathedrals(p, h)
         if b.adj_towers[h]:
             self._towers(p, h)
         if self.display:
             self._public_missions(p, completed)
-
-    def _castle_event(self, c: int, p: int, hol: int, take: bool, rule: str) -> None:
-        assert self._events is not None
-        n = self.n
-        k = c * n
-        name = self.board.castles[c].name
-        mine, theirs = self.cadj[k + p], self.cadj[k + hol]
-        mf, tf = self.cfarm[k + p], self.cfarm[k + hol]
-        if rule == "C-2":
-            if take:
-                en = (f"{{s{p}}} now has more spaces next to {name['en']} ({mine} to {theirs}) "
-                      f"and takes it from {{s{hol}}} (mandatory).")
-                de = (f"{{s{p}}} hat jetzt mehr Felder an {name['de']} ({mine} zu {theirs}) und "
-                      f"übernimmt sie von {{s{hol}}} (Pflicht).")
-            else:
-                en = (f"{{s{p}}} has {mine} spaces next to {name['en']}, {{s{hol}}} {theirs}: "
-                      f"{{s{hol}}} keeps it.")
-                de = (f"{{s{p}}} hat {mine} Felder an {name['de']}, {{s{hol}}} {theirs}: "
-                      f"{{s{hol}}} behält sie.")
-        elif take and mf > tf:
-            en = (f"{{s{p}}} ties {{s{hol}}} next to {name['en']} ({mine} each) but has more "
-                  f"farms ({mf} to {tf}): {{s{p}}} takes it.")
-            de = (f"{{s{p}}} liegt an {name['de']} gleichauf mit {{s{hol}}} ({mine}), hat aber "
-                  f"mehr Farmen ({mf} zu {tf}): {{s{p}}} übernimmt sie.")
-        elif take:
-            en = (f"Full tie at {name['en']}: under variant castle_tie_to_active {{s{p}}} takes it.")
-            de = (f"Vollständiger Gleichstand an {name['de']}: nach Variante "
-                  f"castle_tie_to_active übernimmt {{s{p}}}.")
-        else:
-            en = (f"{{s{p}}} ties {{s{hol}}} next to {name['en']} ({mine} spaces, {mf} to {tf} "
-                  f"farms): on the board a tie goes against the attacker, {{s{hol}}} keeps it.")
-            de = (f"{{s{p}}} liegt an {name['de']} gleichauf mit {{s{hol}}} ({mine} Felder, "
-                  f"{mf} zu {tf} Farmen): am Brett verliert der Angreifer jeden Gleichstand, "
-                  f"{{s{hol}}} behält sie.")
-        self._events.append(Event("castle_take" if take else "castle_hold", rule, p,
-                                  {"en": en, "de": de},
-                                  data={"castle": self.board.castles[c].id, "holder": hol}))
 
     def _draw_card(self, into: list[int]) -> int:
         """Draw the top mission card into a player's hidden cards (K-1, I-9); -1 if empty."""
@@ -834,29 +728,10 @@ class State:
             if self.cath[k] & bit:
                 continue
             self.cath[k] |= bit
-            name = b.cathedrals[k].name
             card = self._draw_card(self.missions[p])
             if ev is not None:
-                if card >= 0:
-                    cd = self.game.cards[card]
-                    ev.append(Event("cathedral", "K-1", p, {
-                        "en": f"{{s{p}}} is next to {name['en']} for the first time: cathedral "
-                              "piece placed, one secret mission card drawn.",
-                        "de": f"{{s{p}}} legt zum ersten Mal an {name['de']} an: Kathedralen-"
-                              "Figur gesetzt, eine geheime Missionskarte gezogen.",
-                    }, data={"cathedral": b.cathedrals[k].id},
-                        private={"mission": cd.id},
-                        private_text={"en": f"Your card: {cd.id} — {cd.text['en']} "
-                                            f"({cd.points} points).",
-                                      "de": f"Deine Karte: {cd.id} — {cd.text['de']} "
-                                            f"({cd.points} Punkte)."}))
-                else:
-                    ev.append(Event("cathedral", "K-1", p, {
-                        "en": f"{{s{p}}} is next to {name['en']} for the first time, but the "
-                              "mission deck is empty.",
-                        "de": f"{{s{p}}} legt zum ersten Mal an {name['de']} an, aber der "
-                              "Missionsstapel ist leer.",
-                    }, data={"cathedral": b.cathedrals[k].id}))
+                ev.append(explain.cathedral(p, b.cathedrals[k],
+                                            self.game.cards[card] if card >= 0 else None))
 
     def _towers(self, p: int, h: int) -> None:
         b = self.board
@@ -869,48 +744,18 @@ class State:
             self.tmask[tw] |= bit
             self.towers_seen[p] += 1
             tok = self.game.tokens[self.tokens_on_towers[tw]]
-            name = b.towers[tw].name
-            head_en = f"{{s{p}}} is next to {name['en']} for the first time: "
-            head_de = f"{{s{p}}} legt zum ersten Mal an {name['de']} an: "
+            card = -1
             if tok.kind == "points":
                 self._pay(p, tok.points, C_TOWERS)
-                if ev is not None:
-                    ev.append(Event("tower", "I-6", p, {
-                        "en": head_en + f"+{tok.points}.", "de": head_de + f"+{tok.points}.",
-                    }, points=tok.points, data={"tower": b.towers[tw].id, "token": tok.kind}))
             elif tok.kind == "extra_tile":
                 self.pending_extra += 1
-                if ev is not None:
-                    ev.append(Event("tower", "I-7", p, {
-                        "en": head_en + "an extra tile this turn.",
-                        "de": head_de + "ein Extra-Plättchen in diesem Zug.",
-                    }, data={"tower": b.towers[tw].id, "token": tok.kind}))
             elif tok.kind == "double":
                 self.pending_double += 1
-                if ev is not None:
-                    ev.append(Event("tower", "I-8", p, {
-                        "en": head_en + "a x2 marker, placed at the end of the turn.",
-                        "de": head_de + "ein x2-Marker, gelegt am Ende des Zuges.",
-                    }, data={"tower": b.towers[tw].id, "token": tok.kind}))
             else:
                 card = self._draw_card(self.secret[p])
-                if ev is not None:
-                    priv = None
-                    ptext: Text | None = None
-                    if card >= 0:
-                        cd = self.game.cards[card]
-                        priv = {"mission": cd.id}
-                        ptext = {"en": f"Your card: {cd.id} — {cd.text['en']} "
-                                       f"({cd.values[0]} points at the end).",
-                                 "de": f"Deine Karte: {cd.id} — {cd.text['de']} "
-                                       f"({cd.values[0]} Punkte am Ende)."}
-                    ev.append(Event("tower", "I-9", p, {
-                        "en": head_en + ("a secret mission card." if card >= 0
-                                         else "a mission card, but the deck is empty."),
-                        "de": head_de + ("eine geheime Missionskarte." if card >= 0
-                                         else "eine Missionskarte, doch der Stapel ist leer."),
-                    }, data={"tower": b.towers[tw].id, "token": tok.kind},
-                        private=priv, private_text=ptext))
+            if ev is not None:
+                ev.append(explain.tower(p, b.towers[tw], tok,
+                                        self.game.cards[card] if card >= 0 else None))
 
     def _score_district(self, d: int, completer: int, *, final: bool) -> None:
         """T-3…T-5 (final=False, at completion) and T-7 (final=True, at game end)."""
@@ -924,18 +769,11 @@ class State:
             return
         ev = self._events
         ranks = RANKS[size]
-        dn = _DIST_NAME[size]
         if final and "incomplete_as_small" in self.game.variants:
             for q in present:
                 self._pay(q, infl[base + q], C_SETTLE)
                 if ev is not None:
-                    v = infl[base + q]
-                    ev.append(Event("final_district", "T-7", q, {
-                        "en": f"Incomplete {dist.name['en']} (variant incomplete_as_small): "
-                              f"{{s{q}}} scores its influence {v}: +{v}.",
-                        "de": f"Unvollständiges Gebiet {dist.name['de']} (Variante "
-                              f"incomplete_as_small): {{s{q}}} erhält den Einfluss {v}: +{v}.",
-                    }, points=v))
+                    ev.append(explain.incomplete_as_small(q, dist, infl[base + q]))
             return
         if len(present) == 1 and not final:
             q = present[0]
@@ -944,12 +782,7 @@ class State:
             if self.display:
                 self.dfirst[q] += 1
             if ev is not None:
-                ev.append(Event("district_alone", "T-5", q, {
-                    "en": f"{{s{q}}} filled the {dn[0]} district {dist.name['en']} alone and "
-                          f"scores all its ranks: +{pts}.",
-                    "de": f"{{s{q}}} hat das {dn[1]} Gebiet {dist.name['de']} allein gefüllt und "
-                          f"erhält alle Ränge: +{pts}.",
-                }, points=pts, data={"district": dist.id}))
+                ev.append(explain.district_alone(q, dist, pts))
             return
         completer_wins = size == 2 and "medium_completer_wins" in self.game.variants
         rank_order(present, infl, base, completer, n, completer_wins)
@@ -960,26 +793,9 @@ class State:
                 self.dfirst[q] += 1
             if ev is not None:
                 v = infl[base + q]
-                tied = [o for o in present if o != q and infl[base + o] == v]
-                why_en = why_de = ""
-                if tied:
-                    if completer_wins:
-                        why_en = " Tie: under variant medium_completer_wins the completer wins it."
-                        why_de = " Gleichstand: nach Variante medium_completer_wins gewinnt der Vollender."
-                    else:
-                        why_en = (" Tie: the completer loses every tie, the others are ordered "
-                                  "clockwise from the player after the completer (T-4).")
-                        why_de = (" Gleichstand: der Vollender verliert jeden Gleichstand, die "
-                                  "übrigen im Uhrzeigersinn ab dem Spieler nach dem Vollender (T-4).")
-                what_en = "incomplete at game end, " if final else ""
-                what_de = "bei Spielende unvollständig, " if final else ""
-                ev.append(Event("final_district" if final else "district",
-                                "T-7" if final else ("T-4" if tied else "T-3"), q, {
-                    "en": f"District {dist.name['en']} ({what_en}{size} spaces): {{s{q}}} has "
-                          f"influence {v} and takes rank {i + 1}: +{pts}." + why_en,
-                    "de": f"Gebiet {dist.name['de']} ({what_de}{size} Felder): {{s{q}}} hat "
-                          f"Einfluss {v} und erhält Rang {i + 1}: +{pts}." + why_de,
-                }, points=pts, data={"district": dist.id, "rank": i + 1, "influence": v}))
+                tied = any(o != q and infl[base + o] == v for o in present)
+                ev.append(explain.district_rank(q, dist, i + 1, pts, v, tied=tied,
+                                                completer_wins=completer_wins, final=final))
 
     # ---------------------------------------------------- Ireland public missions
 
@@ -1025,14 +841,7 @@ class State:
                     pts *= 2
                 self._pay(q, pts, C_PUBLIC)
                 if ev is not None:
-                    ev.append(Event("public_mission", "I-10", q, {
-                        "en": f"{{s{q}}} fulfils public mission {card.id} "
-                              f"({'first' if first else 'not first'}): +{pts}"
-                              + (" (x2 marker)." if doubled else "."),
-                        "de": f"{{s{q}}} erfüllt die öffentliche Mission {card.id} "
-                              f"({'als Erster' if first else 'nicht als Erster'}): +{pts}"
-                              + (" (x2-Marker)." if doubled else "."),
-                    }, points=pts, data={"mission": card.id, "first": first, "doubled": doubled}))
+                    ev.append(explain.public_mission(q, card, first=first, pts=pts, doubled=doubled))
 
     # ------------------------------------------------------------ game end (E)
 
@@ -1108,11 +917,7 @@ class State:
             if hol >= 0:
                 self._pay(hol, CASTLE_POINTS, C_CASTLES)
                 if ev is not None:
-                    nm = b.castles[c].name
-                    ev.append(Event("castle_final", "C-5", hol, {
-                        "en": f"{{s{hol}}} holds {nm['en']}: +5.",
-                        "de": f"{{s{hol}}} hält {nm['de']}: +5.",
-                    }, points=5, data={"castle": b.castles[c].id}))
+                    ev.append(explain.final_castle(hol, b.castles[c]))
         for q in range(n):
             cards = self.secret[q] if b.is_ireland else self.missions[q]
             for card in cards:
@@ -1122,22 +927,10 @@ class State:
                 if ok:
                     self._pay(q, pts, C_MISSIONS)
                 if ev is not None:
-                    rule = "I-9" if b.is_ireland else "K-2"
-                    ev.append(Event("mission", rule, q, {
-                        "en": f"{{s{q}}} reveals mission {cd.id} ({cd.text['en']}): "
-                              + (f"fulfilled, +{pts}." if ok else "not fulfilled."),
-                        "de": f"{{s{q}}} deckt Mission {cd.id} auf ({cd.text['de']}): "
-                              + (f"erfüllt, +{pts}." if ok else "nicht erfüllt."),
-                    }, points=pts, data={"mission": cd.id, "fulfilled": ok}))
+                    ev.append(explain.mission_reveal(q, cd, ok, pts, ireland=b.is_ireland))
         self.winners_ = self._winners()
         if ev is not None:
-            names = ", ".join(f"{{s{w}}}" for w in self.winners_)
-            rule = "E-4" if b.is_ireland else "E-3"
-            ev.append(Event("game_end", rule, None, {
-                "en": f"Game over. Winner{'s' if len(self.winners_) > 1 else ''}: {names}.",
-                "de": f"Spielende. Es gewinnt: {names}." if len(self.winners_) == 1
-                      else f"Spielende. Geteilter Sieg: {names}.",
-            }, data={"winners": self.winners_, "scores": self.score[:]}))
+            ev.append(explain.game_end(self.winners_, self.score[:], ireland=b.is_ireland))
             self.final_events = ev[mark:]
 
     def tara_count(self, tower: int, q: int) -> int:
