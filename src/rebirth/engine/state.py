@@ -930,7 +930,7 @@ class State:
                     ev.append(explain.mission_reveal(q, cd, ok, pts, ireland=b.is_ireland))
         self.winners_ = self._winners()
         if ev is not None:
-            ev.append(explain.game_end(self.winners_, self.score[:], ireland=b.is_ireland))
+            ev.append(explain.game_end(self.winners_[:], self.score[:], ireland=b.is_ireland))
             self.final_events = ev[mark:]
 
     def tara_count(self, tower: int, q: int) -> int:
