@@ -158,3 +158,10 @@ def test_rules_help(lang: str, needle: str, capsys: pytest.CaptureFixture[str]) 
     assert main(["rules", "--lang", lang]) == 0
     out = capsys.readouterr().out
     assert needle in out and "[K-3]" in out and "[I-8]" in out
+
+
+def test_bots_listed(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bots"]) == 0
+    out = capsys.readouterr().out
+    for name in ("human", "random", "greedy", "heuristic", "mcts", "easy", "normal", "hard"):
+        assert name in out

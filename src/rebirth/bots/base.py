@@ -73,9 +73,10 @@ def BOT_KINDS() -> list[str]:
     return list(_REGISTRY)
 
 
-def describe(kind: str) -> str:
+def bot_descriptions() -> dict[str, str]:
+    """Each registered bot or level name with a one-line description."""
     _load()
-    return _DESCRIPTIONS[kind]
+    return dict(_DESCRIPTIONS)
 
 
 def _load() -> None:

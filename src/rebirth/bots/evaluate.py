@@ -23,7 +23,6 @@ class Weights:
     mission_done: float = 0.85
     mission_open: float = 0.25
     farm_growth: float = 0.35
-    public_open: float = 0.0
 
 
 DEFAULT = Weights()
@@ -104,9 +103,3 @@ def _farm_growth(state: State, val: list[float], weight: float) -> None:
         g = size[r]
         # One more tile next to a group of g scores g+1; two open spaces make it likelier.
         val[owner[r]] += weight * (g + 1) * min(len(fr), 2) / 2
-
-
-def relative(values: list[float], seat: int) -> float:
-    """A seat's value minus the best other seat's: winning is what counts."""
-    others = [v for q, v in enumerate(values) if q != seat]
-    return values[seat] - max(others)

@@ -220,7 +220,6 @@ class MCTSBot(Bot):
             resample(st, me, rng)
             node = root
             path = [(root, -1)]
-            depth = 0
             while not st.done:
                 p = st.cur
                 legal = root_moves if node is root else st.legal_action_ids()
@@ -254,7 +253,6 @@ class MCTSBot(Bot):
                 st.apply_id(best_a)
                 node = kids[best_a]
                 path.append((node, p))
-                depth += 1
             plies = 0
             while not st.done and plies < self.playout_plies:
                 st.apply_id(fast_policy(st, rng))

@@ -84,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     hint.add_argument("--map", default=None, help="map file for records of a custom map")
 
     sub.add_parser("variants", help="list the rule variants")
+    sub.add_parser("bots", help="list the bots and levels a seat can take")
     rules = sub.add_parser("rules", help="the rules in brief and the rulings most often played wrong")
     rules.add_argument("--lang", choices=("en", "de"), default="en")
     return parser
@@ -116,6 +117,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         from rebirth.cli import maps
 
         return maps.run(args)
+    if cmd == "bots":
+        from rebirth.bots.base import bot_descriptions
+
+        print(f"{'human':10} a person at this terminal")
+        for name, text in bot_descriptions().items():
+            print(f"{name:10} {text}")
+        return 0
     if cmd == "rules":
         from rebirth.rulebook import rules_text
 

@@ -13,7 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from rebirth.engine.hexgrid import Hex, column_letters, neighbours, parse_label, to_offset
+from rebirth.engine.hexgrid import Hex, column_letters, neighbours, to_offset
 from rebirth.engine.i18n import Text
 
 ENERGY, FOOD, BLANK, FLEXIBLE, SETTLEMENT = 0, 1, 2, 3, 4
@@ -25,7 +25,6 @@ FORMAT = "rebirth-map"
 FORMAT_VERSION = 1
 
 # S-2: with 4 players 9 tiles per player go back to the box.
-TILES_PER_PLAYER = {2: 36, 3: 36, 4: 27}
 SETTLEMENTS_PER_PLAYER = {2: 12, 3: 12, 4: 9}
 FARMS_PER_PLAYER = {2: 24, 3: 24, 4: 18}
 SET_ASIDE = {"scotland": 2, "ireland": 4}
@@ -490,10 +489,3 @@ def resolve_board(name_or_path: str) -> Board:
     if name_or_path in builtin_names():
         return builtin_board(name_or_path)
     return load_board(name_or_path)
-
-
-def parse_space_label(board: Board, text: str) -> int | None:
-    """The space index for a typed label, or None when no such tile space exists."""
-    if parse_label(text) is None:
-        return None
-    return board.by_label.get(text.strip().upper())

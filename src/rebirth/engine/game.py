@@ -228,8 +228,6 @@ class Game:
         self.check_setup(setup, strict=strict)
         return State(self, setup, seed=seed)
 
-    def config_json(self) -> dict[str, Any]:
-        return {"board": self.board.id, "players": self.players, "variants": sorted(self.variants)}
 
 
 from rebirth.engine.state import State  # noqa: E402  (State needs Game at runtime only)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-LANGUAGES = ("en", "de")
-
 
 class Text(TypedDict):
     """A string in English and German."""

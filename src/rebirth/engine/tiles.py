@@ -17,10 +17,6 @@ FULL_SET = (ENERGY_TILE,) * 12 + (FOOD_TILE,) * 12 + (S1, S1, S1, S2, S2, S2, S3
 RETURNED_4P = (ENERGY_TILE,) * 3 + (FOOD_TILE,) * 3 + (S2, S3, S4)
 
 
-def is_farm(tile: int) -> bool:
-    return tile <= FOOD_TILE
-
-
 def influence(tile: int) -> int:
     """Influence value of a settlement tile (T-1); 0 for farms."""
     return tile - 1 if tile >= S1 else 0
