@@ -221,7 +221,7 @@ def test_catalogue_has_matching_placeholders() -> None:
 
 def test_ireland_x2_marker_decision(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                     capsys: pytest.CaptureFixture[str]) -> None:
-    """Play the human's moves with a greedy policy until a x2 decision (I-8), then mark."""
+    """Play the human's moves with a greedy policy until an x2 decision (I-8), then mark."""
     _need("ireland")
     from rebirth.bots.base import make_bot
 

@@ -309,7 +309,7 @@ def test_I8_marker_doubles_the_high_value() -> None:
     board = make_board(MARKS, rules="ireland")
     toks = [token(0, "dbl", "double"), token(1, "m", "mission")]
     state = start(board, 2, ["E E", "E E"], tokens=toks, cards=g2_cards())
-    state.apply("A1")  # next to d: a x2 marker
+    state.apply("A1")  # next to d: an x2 marker
     v = state.view(0)
     assert v.phase == "mark"
     assert sorted(v.legal_actions) == sorted(["mark G2"] + [f"mark Z{i}" for i in range(1, 8)])

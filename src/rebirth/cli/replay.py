@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from rebirth.cli.texts import Texts
 from rebirth.engine.board import MapError, load_board
 from rebirth.engine.events import Event
 from rebirth.engine.records import RecordError, load_record, replay, summary_json
@@ -47,8 +48,11 @@ def run(args: argparse.Namespace) -> int:
           + (("beendet" if de else "finished") if state.is_terminal()
              else ("nicht beendet" if de else "not finished")))
     cats = state.categories
+    tx = Texts(args.lang)
+    heads = [tx(f"cat_{c}") for c in cats]
     width = max(len(n) for n in names)
-    print(" " * width + "  " + " ".join(f"{c[:10]:>10}" for c in cats) + f" {'total':>7}")
+    total = "Summe" if de else "total"
+    print(" " * width + "  " + " ".join(f"{h:>10}" for h in heads) + f" {total:>7}")
     for q in range(state.n):
         bd = state.breakdown(q)
         print(f"{names[q]:<{width}}  " + " ".join(f"{bd[c]:>10}" for c in cats)

@@ -1,5 +1,5 @@
 """Actions are small values with a text form: ``C7`` places the hand tile on hex C7,
-``mark I03`` puts a x2 marker on public mission I03 (Ireland, I-8).
+``mark I03`` puts an x2 marker on public mission I03 (Ireland, I-8).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ class Place:
 
 @dataclass(frozen=True, slots=True)
 class Mark:
-    """Put a x2 marker on the public mission ``mission`` (I-8)."""
+    """Put an x2 marker on the public mission ``mission`` (I-8)."""
 
     mission: str
 
@@ -66,6 +66,6 @@ def parse_action(text: str) -> Action:
     if m:
         return Mark(m.group(1).upper())
     raise ActionSyntaxError(
-        f"{text!r} is not an action: type a hex such as C7, or 'mark I03' for a x2 marker",
+        f"{text!r} is not an action: type a hex such as C7, or 'mark I03' for an x2 marker",
         f"{text!r} ist keine Aktion: gib ein Feld wie C7 ein, oder 'mark I03' für einen x2-Marker",
     )

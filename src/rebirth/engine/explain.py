@@ -245,7 +245,7 @@ def tower(p: int, tw: Structure, tok: TowerToken, card: MissionCard | None) -> E
         }, data=data)
     if tok.kind == "double":
         return Event("tower", "I-8", p, {
-            "en": head_en + "a x2 marker, placed at the end of the turn.",
+            "en": head_en + "an x2 marker, placed at the end of the turn.",
             "de": head_de + "ein x2-Marker, gelegt am Ende des Zuges.",
         }, data=data)
     priv: dict[str, Any] | None = None
@@ -294,9 +294,9 @@ def extra_unplaceable(p: int, t: int) -> Event:
 
 
 def double_marker(p: int, card: MissionCard) -> Event:
-    """I-8: a x2 marker goes on a public mission."""
+    """I-8: an x2 marker goes on a public mission."""
     return Event("double_marker", "I-8", p, {
-        "en": f"{{s{p}}} puts a x2 marker on mission {card.id}: it pays double "
+        "en": f"{{s{p}}} puts an x2 marker on mission {card.id}: it pays double "
               "when fulfilled later.",
         "de": f"{{s{p}}} legt einen x2-Marker auf Mission {card.id}: sie zählt "
               "doppelt, wenn sie später erfüllt wird.",
@@ -304,7 +304,7 @@ def double_marker(p: int, card: MissionCard) -> Event:
 
 
 def double_lost(p: int) -> Event:
-    """I-8: a x2 marker is lost because no public mission can take it."""
+    """I-8: an x2 marker is lost because no public mission can take it."""
     return Event("double_lost", "I-8", p, {
         "en": f"{{s{p}}}'s x2 marker is lost: no public mission is left to mark.",
         "de": f"{{s{p}}}s x2-Marker verfällt: keine Mission ist mehr markierbar.",

@@ -370,7 +370,7 @@ class State:
         return [m for m in self.display if not f[m] & bit and m not in mine]
 
     def legal_action_ids(self) -> list[int]:
-        """Legal actions as ints: a space index, or ``len(spaces) + card`` for a x2 marker."""
+        """Legal actions as ints: a space index, or ``len(spaces) + card`` for an x2 marker."""
         if self.done:
             return []
         if self.phase == PHASE_MARK:
@@ -460,12 +460,12 @@ class State:
     def _why_illegal(self, aid: int) -> tuple[str, str]:
         b = self.board
         if self.phase == PHASE_MARK:
-            return ("a x2 marker must go on a public mission on display that you have not "
+            return ("an x2 marker must go on a public mission on display that you have not "
                     "fulfilled or marked yet (I-8)",
                     "ein x2-Marker muss auf eine ausliegende öffentliche Mission, die du noch "
                     "nicht erfüllt oder markiert hast (I-8)")
         if aid >= len(b.spaces):
-            return ("you must place a tile now, not a x2 marker",
+            return ("you must place a tile now, not an x2 marker",
                     "du musst jetzt ein Plättchen legen, keinen x2-Marker")
         s = b.spaces[aid]
         t = self.tile_to_place
