@@ -9,11 +9,18 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from rebirth.engine.board import SET_ASIDE, Board, builtin_board, resolve_board
 from rebirth.engine.i18n import Text
-from rebirth.engine.missions import MissionCard, TowerToken, builtin_cards, builtin_tokens
+from rebirth.engine.missions import (
+    MissionCard,
+    TowerToken,
+    builtin_cards,
+    builtin_tokens,
+    card_spaces,
+)
 from rebirth.engine.tiles import parse_tile, starting_tiles, tile_code, tile_counts
 
 VARIANTS: dict[str, Text] = {
@@ -145,6 +152,11 @@ class Game:
     @staticmethod
     def builtin(name: str, players: int, variants: frozenset[str] | set[str] | tuple[str, ...] = ()) -> Game:
         return Game.create(builtin_board(name), players, variants)
+
+    @cached_property
+    def mission_spaces(self) -> tuple[tuple[int, ...], ...]:
+        """Per card, the spaces its Scotland condition counts (see :func:`card_spaces`)."""
+        return tuple(card_spaces(self.board, c) for c in self.cards)
 
     @property
     def set_aside_count(self) -> int:

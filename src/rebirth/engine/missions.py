@@ -158,6 +158,36 @@ def parse_tokens(data: Any) -> tuple[TowerToken, ...]:
     return tuple(out)
 
 
+def card_spaces(board: Board, card: MissionCard) -> tuple[int, ...]:
+    """The spaces a Scotland card's condition can count (K-8), fixed by the map: the
+    region's spaces, the spaces next to its castles (each once), or the settlement spaces
+    matching its filter's region, district size and port keys."""
+    cond = card.condition
+    t = cond.get("type")
+    if t == "most_spaces_in_region":
+        r = board.region_index(cond["region"])
+        return tuple(s.index for s in board.spaces if s.region == r)
+    if t == "most_spaces_next_to_castles":
+        seen: set[int] = set()
+        for cid in cond["castles"]:
+            seen.update(board.castle(cid).spaces)
+        return tuple(sorted(seen))
+    if t == "most_settlements":
+        f = cond["filter"]
+        reg = board.region_index(f["region"]) if "region" in f else -1
+        out = []
+        for s in board.spaces:
+            if s.district < 0 or (reg >= 0 and s.region != reg):
+                continue
+            if f.get("port") and not s.port:
+                continue
+            if "district_size" in f and board.districts[s.district].size != f["district_size"]:
+                continue
+            out.append(s.index)
+        return tuple(out)
+    return ()
+
+
 def _builtin_json(*parts: str) -> Any:
     return json.loads(resources.files("rebirth.data").joinpath(*parts).read_text(encoding="utf-8"))
 

@@ -848,44 +848,24 @@ class State:
     def mission_values(self, card: int) -> list[int]:
         """A Scotland secret mission's measure for every seat (K-3…K-8), in one pass."""
         cond = self.game.cards[card].condition
-        t = cond["type"]
-        b = self.board
         n = self.n
         out = [0] * n
         occ = self.occ
-        if t == "most_spaces_in_region":
-            r = b.region_index(cond["region"]) * n
-            return self.rcount[r:r + n]
-        if t == "most_spaces_next_to_castles":
-            seen: set[int] = set()
-            for cid in cond["castles"]:
-                seen.update(b.castle(cid).spaces)
-            for sp in seen:
-                o = occ[sp]
-                if 0 <= o < n:
+        spaces = self.game.mission_spaces[card]
+        if cond["type"] == "most_settlements":
+            tile = self.tile
+            inf = cond["filter"].get("influence", 0)
+            for i in spaces:
+                o = occ[i]
+                if 0 <= o < n and (not inf or tile[i] - 1 == inf):
                     out[o] += 1
             return out
-        if t == "most_settlements":
-            f = cond["filter"]
-            reg = b.region_index(f["region"]) if "region" in f else -1
-            size = f.get("district_size", 0)
-            port = bool(f.get("port"))
-            inf = f.get("influence", 0)
-            tile = self.tile
-            for s in b.spaces:
-                i = s.index
-                o = occ[i]
-                if o < 0 or o >= n or tile[i] < 2:
-                    continue
-                if (reg >= 0 and s.region != reg) or (port and not s.port):
-                    continue
-                if size and b.districts[s.district].size != size:
-                    continue
-                if inf and tile[i] - 1 != inf:
-                    continue
+        # Regions and castles: every occupied space counts, whatever its tile (K-4, K-6).
+        for i in spaces:
+            o = occ[i]
+            if 0 <= o < n:
                 out[o] += 1
-            return out
-        raise ValueError(f"unknown condition {t!r}")  # pragma: no cover
+        return out
 
     def mission_value(self, card: int, q: int) -> int:
         """A Scotland secret mission's measure for seat q."""
