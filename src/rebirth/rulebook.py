@@ -15,9 +15,9 @@ SUMMARY: list[tuple[str, Text]] = [
              "de": "Energie-Farmen auf Energie- oder leere Felder, Nahrungs-Farmen auf Nahrungs- "
                    "oder leere Felder (Irland: auch flexible Felder); Siedlungen nur auf "
                    "Siedlungsfelder."}),
-    ("P-3", {"en": "Emergency rule: only when no matching or blank space is free may a farm go "
+    ("P-3", {"en": "Emergency rule: only when no matching, blank (or flexible) space is free may a farm go "
                    "on the other farm type, never on a settlement space.",
-             "de": "Notfallregel: nur wenn kein passendes oder leeres Feld frei ist, darf eine "
+             "de": "Notfallregel: nur wenn kein passendes, leeres (oder flexibles) Feld frei ist, darf eine "
                    "Farm auf den anderen Farm-Typ, niemals auf ein Siedlungsfeld."}),
     ("F-1", {"en": "A farm scores the size of its group of same-colour, same-type farms.",
              "de": "Eine Farm zählt die Größe ihrer Gruppe gleichfarbiger, gleichartiger Farmen."}),

@@ -56,7 +56,8 @@ def test_unattended_game_finishes_and_replays(board: str, players: int, tmp_path
     assert "Winner" in out or "Shared win" in out
     # The map is drawn once, not after every bot move.
     assert out.count("Final result") == 1
-    assert out.count(" A ") <= 3
+    # Column-letter rows (top and bottom of one drawing) appear at most twice.
+    assert 1 <= len(re.findall(r"^\s+A\s+B\s+C\s", out, re.MULTILINE)) <= 2
     record = json.loads(rec.read_text(encoding="utf-8"))
     state = replay(record)
     assert state.is_terminal()

@@ -25,6 +25,16 @@ _DIST_NAME = {2: ("medium", "mittleres"), 3: ("large", "großes"), 4: ("sprawlin
 # ------------------------------------------------------------------ the turn (P)
 
 
+def returned_4p(p: int, tiles: list[str]) -> Event:
+    """S-2: with 4 players, 9 fixed tiles per player go back to the box before the game."""
+    return Event("returned", "S-2", p, {
+        "en": f"4 players: {{s{p}}} returns 9 tiles to the box before the game "
+              f"({' '.join(tiles)}).",
+        "de": f"4 Spieler: {{s{p}}} legt vor der Partie 9 Plättchen in die Schachtel zurück "
+              f"({' '.join(tiles)}).",
+    }, data={"tiles": tiles})
+
+
 def discard(p: int, t: int) -> Event:
     """P-7: a hand tile with no legal space is discarded."""
     return Event("discard", "P-7", p, {
@@ -39,10 +49,10 @@ def place(p: int, t: int, space: Space, emergency: bool) -> Event:
     """P-1: a tile is placed (P-3: on the other farm type's space)."""
     return Event("place", "P-1", p, {
         "en": f"{{s{p}}} places {A_EN[t]} on {space.label}"
-              + (" (emergency rule P-3: no matching or blank space was free)."
+              + (" (emergency rule P-3: no matching, blank or flexible space was free)."
                  if emergency else "."),
         "de": f"{{s{p}}} legt eine {TILE_NAMES_DE[t]} auf {space.label}"
-              + (" (Notfallregel P-3: kein passendes oder leeres Feld war frei)."
+              + (" (Notfallregel P-3: kein passendes, leeres oder flexibles Feld war frei)."
                  if emergency else "."),
     }, data={"tile": tile_code(t), "hex": space.label, "emergency": emergency})
 
@@ -170,11 +180,16 @@ def castle_contest(p: int, hol: int, castle: Structure, *, take: bool, rule: str
         en = (f"Full tie at {name['en']}: under variant castle_tie_to_active {{s{p}}} takes it.")
         de = (f"Vollständiger Gleichstand an {name['de']}: nach Variante "
               f"castle_tie_to_active übernimmt {{s{p}}}.")
+    elif mf < tf:
+        en = (f"{{s{p}}} ties {{s{hol}}} next to {name['en']} ({mine} spaces each) but has "
+              f"fewer farms ({mf} to {tf}): {{s{hol}}} keeps it.")
+        de = (f"{{s{p}}} liegt an {name['de']} gleichauf mit {{s{hol}}} ({mine} Felder), hat "
+              f"aber weniger Farmen ({mf} zu {tf}): {{s{hol}}} behält sie.")
     else:
-        en = (f"{{s{p}}} ties {{s{hol}}} next to {name['en']} ({mine} spaces, {mf} to {tf} "
-              f"farms): on the board a tie goes against the attacker, {{s{hol}}} keeps it.")
-        de = (f"{{s{p}}} liegt an {name['de']} gleichauf mit {{s{hol}}} ({mine} Felder, "
-              f"{mf} zu {tf} Farmen): am Brett verliert der Angreifer jeden Gleichstand, "
+        en = (f"{{s{p}}} ties {{s{hol}}} next to {name['en']} ({mine} spaces, {mf} farms "
+              f"each): on the board a tie goes against the attacker, {{s{hol}}} keeps it.")
+        de = (f"{{s{p}}} liegt an {name['de']} gleichauf mit {{s{hol}}} ({mine} Felder, je "
+              f"{mf} Farmen): am Brett verliert der Angreifer jeden Gleichstand, "
               f"{{s{hol}}} behält sie.")
     return Event("castle_take" if take else "castle_hold", rule, p, {"en": en, "de": de},
                  data={"castle": castle.id, "holder": hol})
@@ -217,11 +232,16 @@ def cathedral(p: int, cath: Structure, card: MissionCard | None) -> Event:
 
 def mission_reveal(q: int, card: MissionCard, ok: bool, pts: int, *, ireland: bool) -> Event:
     """K-2 (Scotland) or I-9 (Ireland): a secret mission is revealed at game end."""
+    # Scotland's cards are where tables go wrong (K-3, K-7): say the ruling with the result.
+    why_en = "" if ireland else (" A tie with the leader is enough; more than all others "
+                                 "together is never needed, but at least one is (K-3, K-7).")
+    why_de = "" if ireland else (" Gleichstand mit dem Führenden genügt; mehr als alle "
+                                 "anderen zusammen ist nie nötig, aber mindestens eins (K-3, K-7).")
     return Event("mission", "I-9" if ireland else "K-2", q, {
         "en": f"{{s{q}}} reveals mission {card.id} ({card.text['en']}): "
-              + (f"fulfilled, +{pts}." if ok else "not fulfilled."),
+              + (f"fulfilled, +{pts}." if ok else "not fulfilled.") + why_en,
         "de": f"{{s{q}}} deckt Mission {card.id} auf ({card.text['de']}): "
-              + (f"erfüllt, +{pts}." if ok else "nicht erfüllt."),
+              + (f"erfüllt, +{pts}." if ok else "nicht erfüllt.") + why_de,
     }, points=pts, data={"mission": card.id, "fulfilled": ok})
 
 

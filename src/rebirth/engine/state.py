@@ -256,6 +256,10 @@ class State:
             self._draw(p)
         # A P-7 discard can happen before the first turn on a custom map; keep its event.
         self._events = []
+        if n == 4:
+            # The S-2 ruling is one tables miss: say it in the log.
+            for p in range(n):
+                self._events.append(explain.returned_4p(p, [tile_code(t) for t in ret]))
         self._start_turn()
         self.initial_events: list[Event] = self._events
         self._events = None
@@ -479,9 +483,9 @@ class State:
                     f"{s.label} ist ein Siedlungsfeld; eine Farm darf nie dorthin (P-3)")
         kind_de = {"energy": "Energie", "food": "Nahrungs"}.get(s.kind_name, s.kind_name)
         return (f"{s.label} is a {s.kind_name} space; {explain.A_EN[t]} may use it only when "
-                "no matching or blank space is free (P-2, P-3)",
+                "no matching, blank or flexible space is free (P-2, P-3)",
                 f"{s.label} ist ein {kind_de}-Feld; eine {TILE_NAMES_DE[t]} darf nur dorthin, "
-                "wenn kein passendes oder leeres Feld frei ist (P-2, P-3)")
+                "wenn kein passendes, leeres oder flexibles Feld frei ist (P-2, P-3)")
 
     def apply_id(self, aid: int) -> None:
         """Apply a legal action given as int. Fast path: no legality check."""
