@@ -236,7 +236,7 @@ def mission_reveal(q: int, card: MissionCard, ok: bool, pts: int, *, ireland: bo
     why_en = "" if ireland else (" A tie with the leader is enough; more than all others "
                                  "together is never needed, but at least one is (K-3, K-7).")
     why_de = "" if ireland else (" Gleichstand mit dem Führenden genügt; mehr als alle "
-                                 "anderen zusammen ist nie nötig, aber mindestens eins (K-3, K-7).")
+                                 "anderen zusammen ist nie nötig, aber mindestens eines (K-3, K-7).")
     return Event("mission", "I-9" if ireland else "K-2", q, {
         "en": f"{{s{q}}} reveals mission {card.id} ({card.text['en']}): "
               + (f"fulfilled, +{pts}." if ok else "not fulfilled.") + why_en,
