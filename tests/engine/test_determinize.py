@@ -8,7 +8,8 @@ import pytest
 
 from engine.ireland_kit import start, token
 from mapkit import make_board
-from rebirth.engine.determinize import ViewError, _revealed_but_kept, determinize
+from rebirth.bots.mcts import resample
+from rebirth.engine.determinize import ViewError, determinize
 from rebirth.engine.game import Game
 from rebirth.engine.tiles import parse_tile
 
@@ -23,7 +24,12 @@ S:a E X E E
     state.apply("A2")
     state.apply("A1")  # seat 0 reveals its S2: no settlement space is free, so it stays aside
     for seat in (0, 1):
-        assert _revealed_but_kept(state.view(seat), 2) == [[parse_tile("S2")], []]
+        assert state.view(seat).known_set_aside == (("S2",), ())
+    assert state.known_aside == [[parse_tile("S2")], []]
+    # Resampling hidden information for seat 1 keeps the public S2 in seat 0's set-aside tiles.
+    twin = state.clone()
+    resample(twin, 1, random.Random(3))
+    assert twin.aside[0] == [parse_tile("S2")]
 
 
 @pytest.mark.parametrize("board", ["scotland", "ireland"])

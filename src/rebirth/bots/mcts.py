@@ -39,26 +39,20 @@ def resample(state: State, seat: int, rng: random.Random) -> None:
     supply = [list(s[state.sptr[q]:]) for q, s in enumerate(state.supply)]
     state.sptr = [0] * n
     for q in range(n):
-        if q == seat:
-            pool = supply[q]
-            k = 0
-            if own_aside_hidden:
-                pool = pool + state.aside[q]
-                k = len(state.aside[q])
-            rng.shuffle(pool)
-            if own_aside_hidden:
-                state.aside[q] = pool[:k]
-                pool = pool[k:]
-            supply[q] = pool
-            continue
-        has_hand = state.hand[q] >= 0
+        hidden_aside = own_aside_hidden if q == seat else aside_hidden_others
+        # Set-aside tiles revealed by I-7 and put back are public: they stay where they are.
+        known = list(state.known_aside[q]) if hidden_aside else []
+        rest_aside = list(state.aside[q])
+        for t in known:
+            rest_aside.remove(t)
+        has_hand = q != seat and state.hand[q] >= 0
         pool = ([state.hand[q]] if has_hand else []) + supply[q]
-        k = len(state.aside[q]) if aside_hidden_others else 0
+        k = len(rest_aside) if hidden_aside else 0
         if k:
-            pool += state.aside[q]
+            pool += rest_aside
         rng.shuffle(pool)
-        if k:
-            state.aside[q] = pool[:k]
+        if hidden_aside:
+            state.aside[q] = known + pool[:k]
             pool = pool[k:]
         if has_hand:
             state.hand[q] = pool.pop()

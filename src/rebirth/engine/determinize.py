@@ -43,28 +43,6 @@ def _remaining(pool: Counter[int], used: list[int], who: str) -> list[int]:
     return out
 
 
-def _revealed_but_kept(view: View, n: int) -> list[list[int]]:
-    """Set-aside tiles whose identity became public (I-7): revealed as an extra tile, found
-    without a legal space, and so put back face down."""
-    kept: list[list[int]] = [[] for _ in range(n)]
-    hist = view.history
-    seat = -1
-    for i, entry in enumerate(hist):
-        if "seat" in entry:
-            seat = int(entry["seat"])
-            continue
-        t = parse_tile(str(entry["chance"]).split()[-1])
-        if t in kept[seat]:
-            kept[seat].remove(t)
-        nxt = hist[i + 1] if i + 1 < len(hist) else None
-        placed_next = nxt is not None and nxt.get("seat") == seat and not str(
-            nxt.get("action", "")).startswith("mark")
-        waiting = nxt is None and view.extra_tile is not None
-        if not placed_next and not waiting:
-            kept[seat].append(t)
-    return kept
-
-
 def determinize(game: Game, view: View, rng: random.Random) -> State:
     """A state consistent with ``view``, hidden information sampled with ``rng``."""
     b = game.board
@@ -84,7 +62,7 @@ def determinize(game: Game, view: View, rng: random.Random) -> State:
             placed_by[owner].append(parse_tile(code))
     extra = parse_tile(view.extra_tile) if view.extra_tile else -1
 
-    kept = _revealed_but_kept(view, n)
+    kept = [[parse_tile(c) for c in k] for k in view.known_set_aside]
     hands: list[int] = [-1] * n
     supplies: list[list[int]] = []
     asides: list[list[int]] = []
@@ -263,4 +241,5 @@ def determinize(game: Game, view: View, rng: random.Random) -> State:
         else:
             hist.append((int(entry["seat"]), b.by_label[text]))
     st.history = hist
+    st.known_aside = [list(k) for k in kept]
     return st

@@ -145,6 +145,7 @@ class State:
         "holder",
         "infl",
         "initial_events",
+        "known_aside",
         "marks",
         "maxgroup",
         "missions",
@@ -230,6 +231,7 @@ class State:
         self.sptr = [0] * n
         self.hand = [-1] * n
         self.aside = [list(a) for a in setup.set_aside]
+        self.known_aside: list[list[int]] = [[] for _ in range(n)]
         _, ret = starting_tiles(n)
         self.returned = [list(ret) for _ in range(n)]
         self.discarded: list[list[int]] = [[] for _ in range(n)]
@@ -313,6 +315,7 @@ class State:
         c.sptr = self.sptr[:]
         c.hand = self.hand[:]
         c.aside = [a[:] for a in self.aside]
+        c.known_aside = [k[:] for k in self.known_aside]
         c.returned = self.returned
         c.discarded = [d[:] for d in self.discarded]
         c.placed = self.placed[:]
@@ -594,11 +597,16 @@ class State:
         else:
             t = aside[int(self.rng.random() * len(aside))]
         self.history.append((-1, t))
+        known = self.known_aside[p]
         if not self._has_space_for(t):
+            # Revealed, so now public, and back face down: everyone knows it is there.
+            known.append(t)
             if ev is not None:
                 ev.append(explain.extra_unplaceable(p, t))
             return False
         aside.remove(t)
+        if t in known:
+            known.remove(t)
         self.extra_tile = t
         self.phase = PHASE_EXTRA
         if ev is not None:

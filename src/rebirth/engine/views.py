@@ -39,6 +39,8 @@ class View:
     supply_counts: tuple[int, ...]
     hand_counts: tuple[int, ...]
     set_aside_counts: tuple[int, ...]
+    known_set_aside: tuple[tuple[str, ...], ...]
+    """Set-aside tiles everyone has seen: revealed by an extra tile (I-7) that found no space."""
     mission_counts: tuple[int, ...]
     deck_count: int
     placed: tuple[int, ...]
@@ -123,6 +125,7 @@ def make_view(state: State, seat: int | None) -> View:
         supply_counts=tuple(len(s.supply[q]) - s.sptr[q] for q in range(n)),
         hand_counts=tuple(1 if s.hand[q] >= 0 else 0 for q in range(n)),
         set_aside_counts=tuple(len(a) for a in s.aside),
+        known_set_aside=tuple(tuple(tile_code(t) for t in k) for k in s.known_aside),
         mission_counts=tuple(len(s.secret[q] if ireland else s.missions[q]) for q in range(n)),
         deck_count=len(s.deck) - s.deck_pos,
         placed=tuple(s.placed),
