@@ -1,57 +1,136 @@
-"""The authority: one game between seats (humans and bots), applying actions and
-handing each seat only its view. Terminal, arena and a future server all use it.
+"""The authority: one game between seats (humans and bots). It holds the state and the
+secrets (the seed, every hidden item), applies actions, resolves chance, numbers every
+step (the version) and hands each seat only what that seat may see: its view, its
+events and, mid-game, a record redacted for it. Terminal, arena and server all use it.
+
+Seeds (docs/security.md): without a seed, a game is dealt from 128 secret bits drawn
+from :mod:`secrets`. Bots get random streams that are independent of the deal: fresh
+secret bits, or, for a reproducible game with an explicit seed, a keyed hash of
+(seed, seat) that cannot be turned back into the seed.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
 from rebirth.bots.base import Bot, make_bot
+from rebirth.engine.actions import ActionError, IllegalActionError
 from rebirth.engine.events import Event
 from rebirth.engine.game import Game
-from rebirth.engine.records import Seat, make_record
+from rebirth.engine.records import Seat, make_record, redacted_record
 from rebirth.engine.state import State
 from rebirth.engine.views import View
 
 HUMAN = "human"
+SEED_BITS = 128
+
+
+class NotYourTurnError(IllegalActionError):
+    """An action from a seat that is not to act (or from no seat of this game)."""
+
+
+class StaleVersionError(IllegalActionError):
+    """An action sent for a version of the game that is no longer the current one."""
+
+    def __init__(self, sent: int, current: int) -> None:
+        super().__init__(
+            f"stale action: it was sent for version {sent}, the game is at version {current}",
+            f"veraltete Aktion: gesendet für Version {sent}, die Partie ist bei Version {current}")
+        self.sent = sent
+        self.current = current
+
+
+def new_seed() -> int:
+    """A fresh secret seed of 128 bits (never derived from anything a seat sees)."""
+    return secrets.randbits(SEED_BITS)
+
+
+def bot_seed(game_seed: int | None, seat: int) -> int:
+    """The seed of seat ``seat``'s bot: independent of the deal.
+
+    Without a game seed it is fresh secret bits. With one (reproducible bot games and
+    tests), it is HMAC-SHA256 keyed by the game seed: the bot cannot compute the game
+    seed from it, so it cannot deal the game again.
+    """
+    if game_seed is None:
+        return secrets.randbits(64)
+    key = str(game_seed).encode()
+    digest = hmac.new(key, f"rebirth-bot/{seat}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+@dataclass
+class Step:
+    """One accepted step of the game: who acted (``None`` for chance) and what followed."""
+
+    version: int
+    seat: int | None
+    events: list[Event]
 
 
 @dataclass
 class Match:
-    """A running game: the state stays here, seats get views."""
+    """A running game: the state and the seed stay here; seats get views and events."""
 
     game: Game
     seats: list[Seat]
-    seed: int | None
+    seed: int
     state: State
     bots: dict[int, Bot] = field(default_factory=dict)
-    log: list[Event] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
 
     @staticmethod
     def start(game: Game, kinds: list[str], seed: int | None = None,
               names: list[str] | None = None, start_player: int | None = None) -> Match:
-        """Deal a game from ``seed``; ``kinds`` is one seat kind per player (``human`` or a bot)."""
+        """Deal a game; ``kinds`` is one seat kind per player (``human`` or a bot).
+
+        ``seed`` makes the deal and the chance reproducible (bot games and tests); leave it
+        out for a game between people: the deal then comes from 128 secret bits.
+        """
         if len(kinds) != game.players:
             raise ValueError(f"{game.players} players need {game.players} seats, got {len(kinds)}")
+        secret = seed is None
+        the_seed = new_seed() if seed is None else seed
         bots: dict[int, Bot] = {}
         for i, k in enumerate(kinds):
             if k.strip().lower() != HUMAN:
-                # Each bot gets its own stream, derived from the game seed and its seat.
-                bots[i] = make_bot(k, game, i, None if seed is None else seed * 1009 + i)
+                bots[i] = make_bot(k, game, i, bot_seed(None if secret else the_seed, i))
         names = names or [
             (f"Player {i + 1}" if k == HUMAN else f"{k.capitalize()} {i + 1}")
             for i, k in enumerate(kinds)
         ]
-        state = game.new_state(seed, start_player=start_player)
-        return Match(game, [Seat(n, k) for n, k in zip(names, kinds, strict=True)], seed, state,
-                     bots)
+        state = game.new_state(the_seed, start_player=start_player)
+        m = Match(game, [Seat(n, k) for n, k in zip(names, kinds, strict=True)], the_seed, state,
+                  bots)
+        m.steps.append(Step(0, None, list(state.initial_events)))
+        return m
+
+    @staticmethod
+    def resume(game: Game, state: State, seats: list[Seat], seed: int | None) -> Match:
+        """A match around a state rebuilt from a saved record (bots get fresh streams)."""
+        bots = {i: make_bot(s.kind, game, i, bot_seed(None, i))
+                for i, s in enumerate(seats) if s.kind.strip().lower() != HUMAN}
+        m = Match(game, seats, new_seed() if seed is None else seed, state, bots)
+        m.steps.append(Step(m.version, None, []))
+        return m
+
+    # ------------------------------------------------------------------ reading
 
     @property
     def names(self) -> list[str]:
         return [s.name for s in self.seats]
 
+    @property
+    def version(self) -> int:
+        """The number of steps taken (actions and chance outcomes): names the position."""
+        return len(self.state.history)
+
     def view(self, seat: int | None) -> View:
+        """What ``seat`` may see now (None: a spectator)."""
         return self.state.view(seat)
 
     def to_move(self) -> int:
@@ -61,16 +140,60 @@ class Match:
         p = self.state.current_player
         return p >= 0 and p not in self.bots
 
-    def submit(self, seat: int, action: str) -> list[Event]:
-        """Apply ``seat``'s action (checked); raises ActionError and changes nothing if refused."""
-        if seat != self.state.current_player:
-            from rebirth.engine.actions import IllegalActionError
+    def log_for(self, seat: int | None, since_version: int = -1) -> list[Event]:
+        """The events of the steps after ``since_version`` (-1: all, the deal's included) as
+        ``seat`` may see them (None: a spectator)."""
+        return [e.for_seat(seat) for st in self.steps if st.version > since_version
+                for e in st.events]
 
-            raise IllegalActionError(f"it is not seat {seat + 1}'s turn",
-                                     f"Platz {seat + 1} ist nicht am Zug")
+    def events_for(self, seat: int | None, since_version: int = -1) -> list[dict[str, Any]]:
+        """The steps after ``since_version`` as JSON for ``seat``: version, actor and events,
+        each event serialised for that seat (redaction by construction)."""
+        return [{"version": st.version, "seat": st.seat,
+                 "events": [e.to_json(seat) for e in st.events]}
+                for st in self.steps if st.version > since_version]
+
+    def record(self, for_seat: int | None = None) -> dict[str, Any]:
+        """The record: complete once the game is over; before that redacted for ``for_seat``
+        (None: a spectator) — no supply order, set-aside tile, deck, token order or seed."""
+        if self.state.is_terminal():
+            return make_record(self.state, self.seats, self.seed)
+        return redacted_record(self.state, self.seats, for_seat)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The authority's complete record (hidden setup and seed included): for saving,
+        never for a seat."""
+        return make_record(self.state, self.seats, self.seed)
+
+    # ------------------------------------------------------------------ acting
+
+    def submit(self, seat: int, action: str, version: int | None = None) -> list[Event]:
+        """Apply ``seat``'s action, checked; then resolve any chance it caused.
+
+        ``version`` (what the sender last saw) must be the current one when given. Raises
+        :class:`NotYourTurnError`, :class:`StaleVersionError` or another
+        :class:`~rebirth.engine.actions.ActionError`, and then changes nothing.
+        """
+        if version is not None and version != self.version:
+            raise StaleVersionError(version, self.version)
+        if seat != self.state.current_player:
+            raise NotYourTurnError(f"it is not seat {seat + 1}'s turn",
+                                   f"Platz {seat + 1} ist nicht am Zug")
         events = self.state.apply(action)
-        self.log.extend(events)
-        return events
+        self.steps.append(Step(self.version, seat, events))
+        out = list(events)
+        out.extend(self._resolve_chance())
+        return out
+
+    def _resolve_chance(self) -> list[Event]:
+        """Chance outcomes are drawn by the authority from the game's secret RNG."""
+        out: list[Event] = []
+        st = self.state
+        while st.is_chance_node():
+            events = st.apply_chance(st.sample_chance(st.rng))
+            self.steps.append(Step(self.version, None, events))
+            out.extend(events)
+        return out
 
     def step_bot(self) -> list[Event]:
         """Let the bot to move act once."""
@@ -85,5 +208,6 @@ class Match:
             out.extend(self.step_bot())
         return out
 
-    def record(self) -> dict[str, Any]:
-        return make_record(self.state, self.seats, self.seed)
+
+__all__ = ["HUMAN", "ActionError", "Match", "NotYourTurnError", "StaleVersionError", "Step",
+           "bot_seed", "new_seed"]

@@ -10,7 +10,7 @@ import pytest
 
 from rebirth.bench import bench_mcts, bench_random
 from rebirth.bots import BOT_KINDS, BotError, make_bot
-from rebirth.bots.mcts import MCTSBot, resample
+from rebirth.bots.mcts import MCTSBot
 from rebirth.engine.determinize import determinize
 from rebirth.engine.game import Game
 from rebirth.engine.records import make_record
@@ -48,6 +48,8 @@ def test_bots_choose_legal_actions(board: str, kind: str) -> None:
         action = bot.act(state.view(p))
         assert action in state.legal_actions
         state.apply(action)
+        while state.is_chance_node():  # the authority's part (I-7 reveals)
+            state.apply_chance(state.sample_chance(state.rng))
 
 
 def test_bot_refuses_a_view_out_of_turn() -> None:
@@ -90,8 +92,8 @@ def test_mcts_is_fair(board: str) -> None:
     seed, same budget) the same decision."""
     real = midgame(board, 3, 21, 25)
     seat = real.current_player
-    twin = determinize(real.game, real.view(seat), random.Random(99))
-    resample(twin, seat, random.Random(7))
+    twin = determinize(real.game, real.view(seat), random.Random(99)).resample_from_infostate(
+        seat, random.Random(7))
     # The twin really differs in hidden information...
     others = [q for q in range(3) if q != seat]
     assert any(
@@ -117,8 +119,7 @@ def test_resample_keeps_the_view() -> None:
     for board in ("scotland", "ireland"):
         state = midgame(board, 4, 8, 33)
         for seat in range(4):
-            twin = state.clone()
-            resample(twin, seat, random.Random(seat))
+            twin = state.resample_from_infostate(seat, random.Random(seat))
             assert twin.view(seat) == state.view(seat)
 
 

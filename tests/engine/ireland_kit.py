@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rebirth.engine.board import Board
+from rebirth.engine.events import Event
 from rebirth.engine.game import Game, Setup
 from rebirth.engine.i18n import Text
 from rebirth.engine.missions import MissionCard, TowerToken
@@ -55,7 +56,19 @@ def start(board: Board, players: int, supplies: list[str], *, aside: list[str] |
     return game.from_setup(setup, strict=False)
 
 
+def act(state: State, move: str, *reveals: str) -> list[Event]:
+    """Apply one action, then resolve the chance nodes it causes (I-7) as the authority
+    does: with the given outcomes in order (``"F"``), else from the state's RNG."""
+    events = state.apply(move)
+    queue = list(reveals)
+    while state.is_chance_node():
+        t = parse_tile(queue.pop(0)) if queue else state.sample_chance(state.rng)
+        events += state.apply_chance(t)
+    assert not queue, f"outcomes {queue} were not used"
+    return events
+
+
 def play(state: State, *moves: str) -> None:
-    """Apply the placements in turn order."""
+    """Apply the placements in turn order (chance resolved from the state's RNG)."""
     for m in moves:
-        state.apply(m)
+        act(state, m)

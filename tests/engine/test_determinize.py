@@ -6,9 +6,8 @@ import random
 
 import pytest
 
-from engine.ireland_kit import start, token
+from engine.ireland_kit import act, start, token
 from mapkit import make_board
-from rebirth.bots.mcts import resample
 from rebirth.engine.determinize import ViewError, determinize
 from rebirth.engine.game import Game
 from rebirth.engine.tiles import parse_tile
@@ -22,13 +21,12 @@ S:a E X E E
     toks = [token(0, "x1", "extra_tile"), token(1, "m", "mission")]
     state = start(board, 2, ["E E", "S1 E E"], aside=["S2", ""], tokens=toks, first=1)
     state.apply("A2")
-    state.apply("A1")  # seat 0 reveals its S2: no settlement space is free, so it stays aside
+    act(state, "A1")  # seat 0 reveals its S2: no settlement space is free, so it stays aside
     for seat in (0, 1):
         assert state.view(seat).known_set_aside == (("S2",), ())
     assert state.known_aside == [[parse_tile("S2")], []]
     # Resampling hidden information for seat 1 keeps the public S2 in seat 0's set-aside tiles.
-    twin = state.clone()
-    resample(twin, 1, random.Random(3))
+    twin = state.resample_from_infostate(1, random.Random(3))
     assert twin.aside[0] == [parse_tile("S2")]
 
 

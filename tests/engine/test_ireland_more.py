@@ -9,7 +9,7 @@ engine runs after every placement.
 
 from __future__ import annotations
 
-from engine.ireland_kit import card, never_cards, start, token
+from engine.ireland_kit import act, card, never_cards, start, token
 from mapkit import make_board
 from rebirth.engine.tiles import parse_tile
 
@@ -43,7 +43,7 @@ S:d E E
 """, rules="ireland")
     state = start(board, 2, ["S3 E", "E E"], aside=["S1", ""],
                   tokens=[token(0, "x1", "extra_tile")])
-    events = state.apply("A1")  # seat 0: S3 into d (no points yet), first next to x
+    events = act(state, "A1")  # seat 0: S3 into d (no points yet), first next to x
     assert [e.kind for e in events][-1] == "extra_tile"
     assert state.view(0).legal_actions == ("A2",) and state.extra_tile == parse_tile("S1")
     events = state.apply("A2")  # the revealed S1 fills d: seat 0 alone takes 5 + 3 (T-5)

@@ -10,7 +10,7 @@ import copy
 
 import pytest
 
-from engine.ireland_kit import card, never_cards, start, tiles, token
+from engine.ireland_kit import act, card, never_cards, start, tiles, token
 from mapkit import make_board
 from rebirth.engine.actions import IllegalActionError
 from rebirth.engine.events import Event
@@ -38,13 +38,13 @@ def test_I5_tower_bonus_once_per_player_and_every_player_gets_it() -> None:
     board = make_board(TWO_TOWERS, rules="ireland")
     toks = [token(0, "p3", "points", 3), token(1, "m", "mission")]
     state = start(board, 3, ["E E", "E", "F"], tokens=toks)
-    state.apply("A1")  # seat 0 next to t: 1 + 3
+    act(state, "A1")  # seat 0 next to t: 1 + 3
     assert state.score == [4, 0, 0]
-    state.apply("B2")  # seat 1 next to t (and u, inert): 1 + 3
+    act(state, "B2")  # seat 1 next to t (and u, inert): 1 + 3
     assert state.score == [4, 4, 0]
-    state.apply("C1")  # seat 2 next to t: 1 + 3
+    act(state, "C1")  # seat 2 next to t: 1 + 3
     assert state.score == [4, 4, 4]
-    state.apply("A2")  # seat 0 next to t again: only the farm (group of 2)
+    act(state, "A2")  # seat 0 next to t again: only the farm (group of 2)
     assert state.score == [6, 4, 4]
     assert state.view(None).tower_visits == ((0, 1, 2), (1, 2))  # C1 is next to u too
 
@@ -53,7 +53,7 @@ def test_I6_points_token_pays_at_once_in_category_towers() -> None:
     board = make_board(TWO_TOWERS, rules="ireland")
     toks = [token(0, "p5", "points", 5), token(1, "p4", "points", 4)]
     state = start(board, 2, ["E", "E"], tokens=toks)
-    events = state.apply("B2")  # next to t (5) and u (4)
+    events = act(state, "B2")  # next to t (5) and u (4)
     assert state.score[0] == 1 + 5 + 4
     assert state.breakdown(0)["towers"] == 9 and state.breakdown(0)["farms"] == 1
     assert [e.points for e in events if e.kind == "tower"] == [5, 4]
@@ -63,7 +63,7 @@ def test_I6_non_point_tokens_pay_nothing_themselves() -> None:
     board = make_board(TWO_TOWERS, rules="ireland")
     toks = [token(0, "m", "mission"), token(1, "x", "extra_tile")]
     state = start(board, 2, ["E", "E"], tokens=toks)  # empty deck, no set-aside tiles
-    state.apply("B2")
+    act(state, "B2")
     assert state.score == [1, 0]
     assert state.breakdown(0)["towers"] == 0
 
@@ -85,9 +85,9 @@ def test_P5_order_tile_district_castle_towers_in_map_order_then_missions() -> No
              card(1, "DF1", {"type": "district_firsts", "count": 1}, (6, 4)),
              *never_cards(2, 6)]
     state = start(board, 2, ["S3 E", "S1 E"], tokens=toks, cards=cards, first=1)
-    state.apply("A2")  # seat 1: S1, takes castle c, zeta +3
+    act(state, "A2")  # seat 1: S1, takes castle c, zeta +3
     assert state.score == [0, 3] and state.holder == [1]
-    events = state.apply("B1")
+    events = act(state, "B1")
     # Seat 0 completes q (3 to 1: 5 and 3), ties seat 1 at c (1 each, no farms: holder keeps),
     # then zeta (+3) and alpha (+4) in the map's tower order, then TW2 (8) and DF1 (6).
     assert kinds(events) == ["place", "district", "district", "castle_hold", "tower", "tower",
@@ -112,16 +112,14 @@ def test_I7_extra_tile_revealed_placed_same_turn_and_scores_with_bonus() -> None
     board = make_board(EXTRA, rules="ireland")
     toks = [token(0, "x1", "extra_tile"), token(1, "p4", "points", 4)]
     state = start(board, 2, ["E E", "S1 S1"], aside=["F S2 E S1", ""], tokens=toks)
-    state.chance_feed = [parse_tile("F")]
-    events = state.apply("A1")
-    state.chance_feed = None
+    events = act(state, "A1", "F")
     assert "extra_tile" in kinds(events)
     v = state.view(0)
     assert v.phase == "extra" and v.current_player == 0 and v.extra_tile == "F"
     assert state.view(1).extra_tile == "F"  # revealed: public
     assert sorted(v.legal_actions) == ["C1", "C2", "D1"]  # a Food Farm's spaces
     assert v.set_aside_counts == (3, 0)
-    state.apply("D1")  # the extra Food Farm next to p: 1 + 4
+    act(state, "D1")  # the extra Food Farm next to p: 1 + 4
     assert state.score == [1 + 1 + 4, 0]
     assert state.breakdown(0)["towers"] == 4
     assert sorted(state.aside[0]) == sorted(tiles("S2 E S1"))
@@ -137,8 +135,8 @@ def test_I7_extra_tile_joins_groups_and_can_fulfil_missions() -> None:
     toks = [token(0, "x1", "extra_tile"), token(1, "m", "mission")]
     cards = [card(0, "G2", {"type": "farm_group", "size": 2}), *never_cards(1, 7)]
     state = start(board, 2, ["E", "S1"], aside=["E", ""], tokens=toks, cards=cards)
-    state.apply("B2")  # Energy next to x: 1
-    events = state.apply("C2")  # the extra Energy on the flexible space next to B2: group 2
+    act(state, "B2")  # Energy next to x: 1
+    events = act(state, "C2")  # the extra Energy on the flexible space next to B2: group 2
     assert state.score[0] == 1 + 2 + 12
     assert state.breakdown(0)["public_missions"] == 12
     assert kinds(events)[-1] == "public_mission"
@@ -148,12 +146,10 @@ def test_I7_extra_tile_can_trigger_another_extra_tile() -> None:
     board = make_board(EXTRA, rules="ireland")
     toks = [token(0, "x1", "extra_tile"), token(1, "x2", "extra_tile")]
     state = start(board, 2, ["E", "S1"], aside=["F E", ""], tokens=toks)
-    state.chance_feed = [parse_tile("F"), parse_tile("E")]
-    state.apply("A1")  # x: reveal F
-    state.apply("D1")  # F next to p: another extra tile, reveal E
+    act(state, "A1", "F")  # x: reveal F
+    act(state, "D1", "E")  # F next to p: another extra tile, reveal E
     assert state.view(0).phase == "extra" and state.view(0).extra_tile == "E"
-    state.apply("E2")  # E next to p (already visited by seat 0): no third bonus
-    state.chance_feed = None
+    act(state, "E2")  # E next to p (already visited by seat 0): no third bonus
     assert state.score == [3, 0]
     assert state.aside[0] == []
     assert state.current_player == 1
@@ -165,7 +161,7 @@ def test_I7_no_set_aside_tile_left_bonus_lost() -> None:
     board = make_board(EXTRA, rules="ireland")
     toks = [token(0, "x1", "extra_tile"), token(1, "m", "mission")]
     state = start(board, 2, ["E E", "S1 S1"], tokens=toks)
-    events = state.apply("A1")
+    events = act(state, "A1")
     assert "extra_lost" in kinds(events)
     assert state.current_player == 1 and state.view(1).phase == "place"
     assert state.score == [1, 0]
@@ -176,8 +172,8 @@ def test_I7_no_legal_space_for_revealed_tile_bonus_lost_tile_stays_aside() -> No
     toks = [token(0, "x1", "extra_tile"), token(1, "m", "mission")]
     # Seat 1 fills the only settlement space A2 first; seat 0's only set-aside tile is an S2.
     state = start(board, 2, ["E E", "S1 E E"], aside=["S2", ""], tokens=toks, first=1)
-    state.apply("A2")  # seat 1: small district +1 (and x for seat 1: an extra tile, none aside)
-    events = state.apply("A1")
+    act(state, "A2")  # seat 1: small district +1 (and x for seat 1: an extra tile, none aside)
+    events = act(state, "A1")
     lost = [e for e in events if e.kind == "extra_lost"]
     assert len(lost) == 1 and lost[0].data["tile"] == "S2"
     assert state.aside[0] == [parse_tile("S2")]
@@ -194,7 +190,7 @@ def test_I7_random_reveal_comes_from_own_set_aside_tiles() -> None:
         setup = Setup((tiles("E E"), tiles("S1 S1")), (tiles("F F"), tiles("S4 S4")), (), 0,
                       tuple(f"Z{i}" for i in range(1, 9)), ("x1", "m"))
         state = game.from_setup(setup, seed=seed, strict=False)
-        state.apply("A1")
+        act(state, "A1")
         assert state.view(0).extra_tile == "F"  # never seat 1's S4
         assert state.aside == [[parse_tile("F")], tiles_list("S4 S4")]
 
@@ -228,11 +224,9 @@ def test_I7_record_stores_the_chance_outcome_and_replays() -> None:
         tower_tokens=("extra1", "points4a"),
     )
     state = game.from_setup(setup, seed=5)
-    state.chance_feed = [parse_tile("S2")]
-    state.apply("A1")
-    state.chance_feed = None
-    state.apply("A2")  # the revealed S2 on the small district: +2
-    state.apply("E2")  # seat 1: Energy next to p: 1 + 4
+    act(state, "A1", "S2")
+    act(state, "A2")  # the revealed S2 on the small district: +2
+    act(state, "E2")  # seat 1: Energy next to p: 1 + 4
     assert state.score == [1 + 2, 1 + 4]
     rec = make_record(state)
     assert {"chance": "reveal S2"} in rec["actions"]
@@ -275,17 +269,17 @@ def test_I8_marker_never_doubles_same_turn_mission() -> None:
     board = make_board(MARKS, rules="ireland")
     toks = [token(0, "dbl", "double"), token(1, "xt", "extra_tile")]
     state = start(board, 2, ["E", "E"], aside=["E", ""], tokens=toks, cards=g2_cards())
-    events = state.apply("B2")
+    events = act(state, "B2")
     assert "double_marker" not in kinds(events)  # not yet: first the extra tile
     assert state.view(0).phase == "extra"
-    events = state.apply("A2")
+    events = act(state, "A2")
     assert state.score[0] == 1 + 2 + 12
     v = state.view(0)
     assert v.phase == "mark" and v.current_player == 0
     assert sorted(v.legal_actions) == sorted(f"mark Z{i}" for i in range(1, 8))
     with pytest.raises(IllegalActionError):
-        state.apply("mark G2")
-    state.apply("mark Z3")
+        act(state, "mark G2")
+    act(state, "mark Z3")
     assert state.view(1).marks == (("Z3",), ())
     assert state.current_player == 1
     assert state.score[0] == 15  # nothing delayed, nothing doubled
@@ -295,13 +289,13 @@ def test_I8_marker_placed_at_end_of_turn_after_all_placements() -> None:
     board = make_board(MARKS, rules="ireland")
     toks = [token(0, "dbl", "double"), token(1, "xt", "extra_tile")]
     state = start(board, 2, ["E", "E"], aside=["F", ""], tokens=toks, cards=g2_cards())
-    events = state.apply("B2")
+    events = act(state, "B2")
     # The x2 marker waits while the extra tile is placed: no mark phase before it.
     assert state.view(0).phase == "extra"
     assert not any(e.kind == "double_marker" for e in events)
-    state.apply("C1")  # the extra Food Farm
+    act(state, "C1")  # the extra Food Farm
     assert state.view(0).phase == "mark"
-    state.apply("mark G2")
+    act(state, "mark G2")
     assert state.marks[0] == [0]
 
 
@@ -309,13 +303,13 @@ def test_I8_marker_doubles_the_high_value() -> None:
     board = make_board(MARKS, rules="ireland")
     toks = [token(0, "dbl", "double"), token(1, "m", "mission")]
     state = start(board, 2, ["E E", "E E"], tokens=toks, cards=g2_cards())
-    state.apply("A1")  # next to d: an x2 marker
+    act(state, "A1")  # next to d: an x2 marker
     v = state.view(0)
     assert v.phase == "mark"
     assert sorted(v.legal_actions) == sorted(["mark G2"] + [f"mark Z{i}" for i in range(1, 8)])
-    state.apply("mark G2")
-    state.apply("D1")  # seat 1
-    state.apply("A2")  # seat 0: group of 2, first to fulfil G2: 12, doubled
+    act(state, "mark G2")
+    act(state, "D1")  # seat 1
+    act(state, "A2")  # seat 0: group of 2, first to fulfil G2: 12, doubled
     assert state.score[0] == 1 + 2 + 24
     assert state.breakdown(0)["public_missions"] == 24
 
@@ -324,13 +318,13 @@ def test_I8_marker_doubles_the_low_value() -> None:
     board = make_board(MARKS, rules="ireland")
     toks = [token(0, "dbl", "double"), token(1, "m", "mission")]
     state = start(board, 2, ["E F E", "E E"], tokens=toks, cards=g2_cards())
-    state.apply("A1")
-    state.apply("mark G2")
-    state.apply("D1")  # seat 1
-    state.apply("C1")  # seat 0: Food, no group of 2
-    state.apply("D2")  # seat 1: group of 2, first: 12
+    act(state, "A1")
+    act(state, "mark G2")
+    act(state, "D1")  # seat 1
+    act(state, "C1")  # seat 0: Food, no group of 2
+    act(state, "D2")  # seat 1: group of 2, first: 12
     assert state.score[1] == 1 + 2 + 12
-    state.apply("A2")  # seat 0: group of 2, not first: 8, doubled
+    act(state, "A2")  # seat 0: group of 2, not first: 8, doubled
     assert state.score[0] == 1 + 1 + 2 + 16
     assert state.breakdown(0)["public_missions"] == 16
 
@@ -339,10 +333,10 @@ def test_I8_other_players_marker_does_not_double_mine() -> None:
     board = make_board(MARKS, rules="ireland")
     toks = [token(0, "dbl", "double"), token(1, "m", "mission")]
     state = start(board, 2, ["E E", "E E"], tokens=toks, cards=g2_cards())
-    state.apply("D1")  # seat 0, not next to d
-    state.apply("A1")  # seat 1 next to d: marker on G2
-    state.apply("mark G2")
-    state.apply("D2")  # seat 0: group of 2, first: 12, not doubled
+    act(state, "D1")  # seat 0, not next to d
+    act(state, "A1")  # seat 1 next to d: marker on G2
+    act(state, "mark G2")
+    act(state, "D2")  # seat 0: group of 2, first: 12, not doubled
     assert state.score[0] == 1 + 2 + 12
 
 
@@ -352,17 +346,17 @@ def test_I8_not_twice_on_the_same_mission_and_only_on_displayed_ones() -> None:
     toks = [token(0, "d1", "double"), token(1, "d2", "double")]
     cards = [*g2_cards(), card(8, "DK", {"type": "farm_group", "size": 3})]
     state = start(board, 2, ["E", "E"], tokens=toks, cards=cards, deck=("DK",))
-    state.apply("B2")
+    act(state, "B2")
     with pytest.raises(IllegalActionError):
-        state.apply("mark DK")  # in the deck, not on display
-    state.apply("mark G2")
+        act(state, "mark DK")  # in the deck, not on display
+    act(state, "mark G2")
     v = state.view(0)
     assert v.phase == "mark"
     assert "mark G2" not in v.legal_actions
     assert len(v.legal_actions) == 7
     with pytest.raises(IllegalActionError):
-        state.apply("mark G2")
-    state.apply("mark Z1")
+        act(state, "mark G2")
+    act(state, "mark Z1")
     assert state.view(1).marks == (("G2", "Z1"), ())
 
 
@@ -372,7 +366,7 @@ def test_I8_no_mission_left_marker_lost() -> None:
     toks = [token(0, "dbl", "double"), token(1, "m", "mission")]
     cards = [card(i, f"O{i}", {"type": "farm_group", "size": 1}) for i in range(8)]
     state = start(board, 2, ["E E", "E"], tokens=toks, cards=cards)
-    events = state.apply("A1")
+    events = act(state, "A1")
     assert state.score[0] == 1 + 8 * 12
     assert "double_lost" in kinds(events)
     assert state.current_player == 1 and state.view(1).phase == "place"
@@ -385,10 +379,10 @@ def test_I8_mission_already_marked_by_same_player_does_not_count() -> None:
     cards = [*[card(i, f"O{i}", {"type": "farm_group", "size": 1}) for i in range(7)],
              card(7, "G3", {"type": "farm_group", "size": 3})]
     state = start(board, 2, ["E", "E"], tokens=toks, cards=cards)
-    state.apply("B2")  # 7 x 12 and two markers
+    act(state, "B2")  # 7 x 12 and two markers
     assert state.score[0] == 1 + 7 * 12
     assert state.view(0).legal_actions == ("mark G3",)
-    events = state.apply("mark G3")
+    events = act(state, "mark G3")
     assert "double_lost" in kinds(events)  # the second marker has nothing left
     assert state.marks[0] == [7]
     assert state.current_player == 1
@@ -403,16 +397,16 @@ def test_I9_mission_token_draws_top_card_secretly_and_scores_first_value_at_end(
              card(8, "K1", {"type": "farm_group", "size": 2}, (8, 5)),
              card(9, "K2", {"type": "offshore_farms", "count": 1}, (6, 4))]
     state = start(board, 2, ["E E", "E E"], tokens=toks, cards=cards, deck=("K1", "K2"))
-    state.apply("A1")  # seat 0 next to d: top card K1
+    act(state, "A1")  # seat 0 next to d: top card K1
     assert state.view(0).missions == ("K1",)
     assert state.view(1).missions == ()
     assert state.view(1).deck_count == 1
-    state.apply("D1")  # seat 1 next to x: K2
+    act(state, "D1")  # seat 1 next to x: K2
     assert state.view(1).missions == ("K2",)
     assert state.view(0).mission_counts == (1, 1) and state.view(0).deck_count == 0
-    state.apply("A2")  # seat 0: group of 2 fulfils K1, but it is secret: nothing now
+    act(state, "A2")  # seat 0: group of 2 fulfils K1, but it is secret: nothing now
     assert state.score == [3, 1]
-    state.apply("D2")  # seat 1: group of 2; game over
+    act(state, "D2")  # seat 1: group of 2; game over
     assert state.is_terminal()
     # K1 pays its first value 8 at the end; K2 (an offshore farm) is not fulfilled.
     assert state.score == [3 + 8, 3]
@@ -425,8 +419,8 @@ def test_I9_empty_deck_gives_nothing() -> None:
     toks = [token(0, "m1", "mission"), token(1, "m2", "mission")]
     cards = [*never_cards(0, 8), card(8, "K1", {"type": "farm_group", "size": 1}, (6, 4))]
     state = start(board, 2, ["E", "E"], tokens=toks, cards=cards, deck=("K1",))
-    state.apply("A1")
-    events = state.apply("D1")  # seat 1 next to x: the deck is empty
+    act(state, "A1")
+    events = act(state, "D1")  # seat 1 next to x: the deck is empty
     assert [e.kind for e in events if e.kind == "tower"] == ["tower"]
     assert state.view(1).missions == () and state.view(1).mission_counts == (1, 0)
     assert state.is_terminal()
@@ -437,11 +431,11 @@ def test_I8_marker_on_the_last_turn_is_placed_before_the_game_ends() -> None:
     board = make_board(MARKS, rules="ireland")
     toks = [token(0, "dbl", "double"), token(1, "m", "mission")]
     state = start(board, 2, ["E", "E"], tokens=toks, cards=g2_cards())
-    state.apply("D1")
-    state.apply("A1")  # the last tile of the game, next to d
+    act(state, "D1")
+    act(state, "A1")  # the last tile of the game, next to d
     assert not state.is_terminal()
     assert state.view(1).phase == "mark"
-    state.apply("mark G2")
+    act(state, "mark G2")
     assert state.is_terminal()
     assert state.score == [1, 1]  # a marker alone pays nothing
 
@@ -450,10 +444,10 @@ def test_I7_extra_tile_on_the_last_turn_is_placed_before_the_game_ends() -> None
     board = make_board(EXTRA, rules="ireland")
     toks = [token(0, "x1", "extra_tile"), token(1, "p4", "points", 4)]
     state = start(board, 2, ["S1", "E"], aside=["", "F"], tokens=toks)
-    state.apply("A2")  # seat 0: small district +1; x: no set-aside tile, lost
-    state.apply("A1")  # seat 1, the last hand tile, next to x: reveal F
+    act(state, "A2")  # seat 0: small district +1; x: no set-aside tile, lost
+    act(state, "A1")  # seat 1, the last hand tile, next to x: reveal F
     assert not state.is_terminal() and state.view(1).phase == "extra"
-    state.apply("D1")  # next to p: 1 + 4
+    act(state, "D1")  # next to p: 1 + 4
     assert state.is_terminal()
     assert state.score == [1, 1 + 1 + 4]
     assert state.placed == [1, 2]
@@ -464,9 +458,9 @@ def test_I7_second_extra_tile_lost_when_set_aside_runs_out() -> None:
     board = make_board(TWO_TOWERS, rules="ireland")
     toks = [token(0, "x1", "extra_tile"), token(1, "x2", "extra_tile")]
     state = start(board, 2, ["E", "E"], aside=["F", ""], tokens=toks)
-    state.apply("B2")
+    act(state, "B2")
     assert state.view(0).extra_tile == "F"
-    events = state.apply("C1")
+    events = act(state, "C1")
     assert "extra_lost" in kinds(events)
     assert state.current_player == 1
     assert state.score == [2, 0] and state.aside[0] == []

@@ -29,6 +29,10 @@ def trace(board: str, players: int, seed: int) -> dict[str, Any]:
     rng = random.Random(seed)
     counts: list[int] = []
     while not state.is_terminal():
+        if state.is_chance_node():
+            # Chance (I-7) is resolved as the authority does, from the game's own RNG.
+            state.apply_id(state.sample_chance(state.rng))
+            continue
         ids = sorted(state.legal_action_ids())
         counts.append(len(ids))
         state.apply_id(ids[int(rng.random() * len(ids))])

@@ -26,7 +26,7 @@ class GreedyBot(Bot):
             gain = child.score[me] - base
             if view.phase == "mark":
                 # A x2 marker earns nothing now; prefer the most valuable card.
-                gain = self.game.cards[aid - len(self.game.board.spaces)].values[0]
+                gain = self.game.cards[self.game.codec.card_of(aid)].values[0]
             if gain > best_pts:
                 best_pts, best = gain, [aid]
             elif gain == best_pts:

@@ -25,59 +25,22 @@ from rebirth.bots.evaluate import DEFAULT, projected
 from rebirth.bots.heuristic import score_actions
 from rebirth.engine.determinize import determinize
 from rebirth.engine.game import Game
-from rebirth.engine.state import L_EITHER, L_ENERGY, L_FOOD, L_SETTLE, PHASE_MARK, State
+from rebirth.engine.state import (
+    L_EITHER,
+    L_ENERGY,
+    L_FOOD,
+    L_SETTLE,
+    PHASE_EXTRA,
+    PHASE_PLACE,
+    State,
+)
 from rebirth.engine.views import View
-
-
-def resample(state: State, seat: int, rng: random.Random) -> None:
-    """Redraw, in place, all information hidden from ``seat`` (keeps the view unchanged)."""
-    n = state.n
-    ireland = state.board.is_ireland
-    variants = state.game.variants
-    aside_hidden_others = ireland or "set_aside_public" not in variants
-    own_aside_hidden = ireland and "ireland_set_aside_known" not in variants
-    supply = [list(s[state.sptr[q]:]) for q, s in enumerate(state.supply)]
-    state.sptr = [0] * n
-    for q in range(n):
-        hidden_aside = own_aside_hidden if q == seat else aside_hidden_others
-        # Set-aside tiles revealed by I-7 and put back are public: they stay where they are.
-        known = list(state.known_aside[q]) if hidden_aside else []
-        rest_aside = list(state.aside[q])
-        for t in known:
-            rest_aside.remove(t)
-        has_hand = q != seat and state.hand[q] >= 0
-        pool = ([state.hand[q]] if has_hand else []) + supply[q]
-        k = len(rest_aside) if hidden_aside else 0
-        if k:
-            pool += rest_aside
-        rng.shuffle(pool)
-        if hidden_aside:
-            state.aside[q] = known + pool[:k]
-            pool = pool[k:]
-        if has_hand:
-            state.hand[q] = pool.pop()
-        supply[q] = pool
-    state.supply = supply
-    # Mission cards: the others' secret cards and the rest of the deck are one pool.
-    held = state.secret if ireland else state.missions
-    pool = state.deck[state.deck_pos:]
-    for q in range(n):
-        if q != seat:
-            pool += held[q]
-    rng.shuffle(pool)
-    for q in range(n):
-        if q != seat:
-            k = len(held[q])
-            held[q] = pool[:k]
-            pool = pool[k:]
-    state.deck = pool
-    state.deck_pos = 0
-    state.rng = random.Random(rng.getrandbits(32))
 
 
 def fast_policy(state: State, rng: random.Random, epsilon: float = 0.1) -> int:
     """A cheap greedy move: the biggest farm group or the most settlement points now."""
-    if state.phase == PHASE_MARK or rng.random() < epsilon:
+    if (state.phase != PHASE_PLACE and state.phase != PHASE_EXTRA) or rng.random() < epsilon:
+        # x2 markers and chance outcomes: uniformly random / drawn with their probability.
         return state.random_action_id(rng)
     t = state.tile_to_place
     p = state.cur
@@ -150,11 +113,11 @@ class Candidate:
 
 
 class _Node:
-    __slots__ = ("avail", "children", "n", "value", "w")
+    __slots__ = ("avail", "children", "value", "visits", "w")
 
     def __init__(self, players: int) -> None:
         self.children: dict[int, _Node] = {}
-        self.n = 0
+        self.visits = 0
         self.avail = 0
         self.w = [0.0] * players
         # Sum of the searching seat's projected final score over the visits (for hints).
@@ -210,17 +173,20 @@ class MCTSBot(Bot):
             if deadline is not None and time.perf_counter() >= deadline:
                 break
             it += 1
-            st = base.clone()
-            resample(st, me, rng)
+            st = base.resample_from_infostate(me, rng)
             node = root
             path = [(root, -1)]
             while not st.done:
+                if st.is_chance_node():
+                    # Chance is not part of the tree: the outcome is drawn with its probability.
+                    st.apply_id(st.sample_chance(rng))
+                    continue
                 p = st.cur
                 legal = root_moves if node is root else st.legal_action_ids()
                 kids = node.children
                 untried = [a for a in legal if a not in kids]
                 # Progressive widening: a node may have about sqrt(visits)+1 children.
-                if untried and (node is root or len(kids) < 1 + int(math.sqrt(node.n))):
+                if untried and (node is root or len(kids) < 1 + int(math.sqrt(node.visits))):
                     aid = untried[0] if node is root else fast_policy(st, rng, 0.0)
                     if aid in kids:
                         aid = untried[int(rng.random() * len(untried))]
@@ -239,7 +205,7 @@ class MCTSBot(Bot):
                     if ch is None:
                         continue
                     ch.avail += 1
-                    u = ch.w[p] / ch.n + c * math.sqrt(math.log(ch.avail) / ch.n)
+                    u = ch.w[p] / ch.visits + c * math.sqrt(math.log(ch.avail) / ch.visits)
                     if u > best_u:
                         best_u, best_a = u, a
                 if best_a < 0:
@@ -254,7 +220,7 @@ class MCTSBot(Bot):
             vals = projected(st, DEFAULT)
             reward = self._reward(vals)
             for nd, mover in path:
-                nd.n += 1
+                nd.visits += 1
                 nd.value += vals[me]
                 if mover >= 0:
                     nd.w[mover] += reward[mover]
@@ -266,10 +232,10 @@ class MCTSBot(Bot):
         for a in root_moves:
             ch = root.children.get(a)
             text = self.game_action_text(a)
-            if ch is None or ch.n == 0:
+            if ch is None or ch.visits == 0:
                 out.append(Candidate(a, text, 0, 0.0, float(base.score[me])))
             else:
-                out.append(Candidate(a, text, ch.n, ch.w[me] / ch.n, ch.value / ch.n))
+                out.append(Candidate(a, text, ch.visits, ch.w[me] / ch.visits, ch.value / ch.visits))
         out.sort(key=lambda x: (-x.visits, -x.reward, x.aid))
         return out
 
@@ -282,8 +248,7 @@ class MCTSBot(Bot):
         base = determinize(self.game, view, self.rng)
         total = 0.0
         for _ in range(playouts):
-            st = base.clone()
-            resample(st, self.seat, self.rng)
+            st = base.resample_from_infostate(self.seat, self.rng)
             st.apply_id(aid)
             while not st.done:
                 st.apply_id(fast_policy(st, self.rng))
@@ -291,10 +256,8 @@ class MCTSBot(Bot):
         return total / playouts
 
     def game_action_text(self, aid: int) -> str:
-        spaces = self.game.board.spaces
-        if aid < len(spaces):
-            return spaces[aid].label
-        return f"mark {self.game.cards[aid - len(spaces)].id}"
+        """The text of a player's action id."""
+        return self.game.codec.text(aid)
 
 
 @register("mcts", "information-set Monte Carlo tree search (400 iterations)")

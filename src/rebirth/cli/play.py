@@ -203,7 +203,7 @@ def _show_final(s: Session) -> None:
     if not s.humans:
         # Humans saw these events as they happened; bots-only runs print only now.
         s.console.print(Text(s.tx("final_scoring"), style="bold"))
-        _print_events(s, [e for e in s.match.log if e.kind in _FINAL_KINDS], None)
+        _print_events(s, [e for e in s.match.log_for(None) if e.kind in _FINAL_KINDS], None)
     _show_tables(s, view)
     win = ", ".join(s.names[q] for q in view.winners)
     key = "winner" if len(view.winners) == 1 else "winners"
@@ -217,7 +217,7 @@ def _write_record(s: Session) -> None:
         return
     try:
         with open(s.record_path, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(s.match.record(), indent=1))
+            fh.write(json.dumps(s.match.snapshot(), indent=1))
     except OSError as exc:
         _err(s.tx("record_failed", path=s.record_path, msg=exc.strerror))
         return
@@ -310,9 +310,10 @@ def _show_mark_choices(s: Session, view: View) -> None:
 
 def _show_log(s: Session, seat: int) -> None:
     s.console.print(Rule(s.tx("log_title")))
-    if not s.match.log:
+    log = s.match.log_for(seat)
+    if not log:
         s.console.print(s.tx("log_empty"))
-    for i, e in enumerate(s.match.log):
+    for i, e in enumerate(log):
         s.console.print(_event_line(e, s, seat, i + 1), soft_wrap=True)
 
 

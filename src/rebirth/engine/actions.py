@@ -54,7 +54,20 @@ class Mark:
         return f"mark {self.mission}"
 
 
-Action = Place | Mark
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """A chance outcome: the extra tile revealed is of kind ``tile`` (I-7). Applied by the
+    authority (or a replay), never chosen by a player."""
+
+    tile: str
+
+    def __str__(self) -> str:
+        return f"reveal {self.tile}"
+
+
+Action = Place | Mark | Reveal
+
+_REVEAL_RE = re.compile(r"^reveal\s+(E|F|S[1-4])$", re.IGNORECASE)
 
 
 def parse_action(text: str) -> Action:
@@ -62,9 +75,13 @@ def parse_action(text: str) -> Action:
     t = text.strip()
     if LABEL_RE.match(t.upper()):
         return Place(t.upper())
+    r = _REVEAL_RE.match(t)
+    if r:
+        return Reveal(r.group(1).upper())
     m = _MARK_RE.match(t)
     if m:
-        return Mark(m.group(1).upper())
+        # The case is kept: the codec matches mission ids without regard to case.
+        return Mark(m.group(1))
     raise ActionSyntaxError(
         f"{text!r} is not an action: type a hex such as C7, or 'mark I03' for an x2 marker",
         f"{text!r} ist keine Aktion: gib ein Feld wie C7 ein, oder 'mark I03' für einen x2-Marker",

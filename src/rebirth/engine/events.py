@@ -39,7 +39,10 @@ class Event:
             return self
         return replace(self, private=None, private_text=None)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, seat: int | None) -> dict[str, Any]:
+        """The event as JSON for ``seat`` (None: a spectator): private details only for their owner."""
+        if self.private is not None and seat != self.seat:
+            return self.for_seat(seat).to_json(seat)
         out: dict[str, Any] = {
             "kind": self.kind,
             "rule": self.rule,

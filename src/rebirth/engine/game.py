@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import Any
 
 from rebirth.engine.board import SET_ASIDE, Board, builtin_board, resolve_board
+from rebirth.engine.codec import ActionCodec
 from rebirth.engine.i18n import Text
 from rebirth.engine.missions import (
     MissionCard,
@@ -157,6 +158,16 @@ class Game:
     def mission_spaces(self) -> tuple[tuple[int, ...], ...]:
         """Per card, the spaces its Scotland condition counts (see :func:`card_spaces`)."""
         return tuple(card_spaces(self.board, c) for c in self.cards)
+
+    @cached_property
+    def codec(self) -> ActionCodec:
+        """How this game's actions are numbered (the only place that knows)."""
+        return ActionCodec(self.board, self.cards)
+
+    @property
+    def num_actions(self) -> int:
+        """Distinct player actions: one per tile space, one x2 marker per mission card."""
+        return self.codec.num_actions
 
     @property
     def set_aside_count(self) -> int:

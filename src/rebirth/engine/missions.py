@@ -115,9 +115,10 @@ def parse_cards(data: Any, board: Board) -> tuple[MissionCard, ...]:
             raise DataError(f"mission #{i + 1}: needs an 'id'")
         cid = c["id"]
         where = f"mission {cid!r}"
-        if cid in ids:
-            raise DataError(f"{where}: id used twice")
-        ids.add(cid)
+        # Players type ids in any case (`mark m2`), so ids must differ in more than case.
+        if cid.upper() in ids:
+            raise DataError(f"{where}: id used twice (ids are compared without regard to case)")
+        ids.add(cid.upper())
         cond = _check_condition(c.get("condition"), board, where)
         txt = _text(c.get("text"), where)
         if board.rules == "scotland":

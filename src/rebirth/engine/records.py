@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from rebirth import __version__
-from rebirth.engine.actions import ActionError, Mark, Place, parse_action
+from rebirth.engine.actions import ActionError, parse_action
 from rebirth.engine.board import Board, MapError, resolve_board
+from rebirth.engine.codec import ActionCodec
 from rebirth.engine.events import Event
 from rebirth.engine.game import Game, Setup, SetupError
 from rebirth.engine.state import State
-from rebirth.engine.tiles import NEUTRAL, parse_tile, tile_code
+from rebirth.engine.tiles import NEUTRAL, tile_code
 
 FORMAT = "rebirth-record"
 FORMAT_VERSION = 1
@@ -62,6 +63,32 @@ def make_record(state: State, seats: list[Seat] | None = None, seed: int | None 
     if state.is_terminal():
         rec["result"] = result_json(state)
     return rec
+
+
+def redacted_record(state: State, seats: list[Seat] | None, for_seat: int | None) -> dict[str, Any]:
+    """A mid-game record as ``for_seat`` (None: a spectator) may hold it: the public setup
+    (start player, Ireland's display and tower tokens, all face up) and the public history;
+    no supply order, set-aside tile, hand, deck order or seed. It cannot be replayed."""
+    g = state.game
+    n = g.players
+    seats = seats or [Seat(f"Player {i + 1}", "unknown") for i in range(n)]
+    setup = state.setup
+    public_setup: dict[str, Any] = {"start_player": setup.start_player}
+    if g.board.is_ireland:
+        public_setup["display"] = list(setup.display)
+        public_setup["tower_tokens"] = list(setup.tower_tokens)
+    return {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "engine": __version__,
+        "board": g.board.id,
+        "map_digest": map_digest(g.board),
+        "players": [{"seat": i, "name": s.name, "kind": s.kind} for i, s in enumerate(seats)],
+        "variants": sorted(g.variants),
+        "redacted_for": for_seat,
+        "setup": public_setup,
+        "actions": state.history_json(),
+    }
 
 
 def result_json(state: State) -> dict[str, Any]:
@@ -108,6 +135,9 @@ def replay(record: Any, *, board: Board | None = None,
     result that does not match.
     """
     _require(isinstance(record, dict), "record: must be a JSON object")
+    _require("redacted_for" not in record,
+             "record: it was redacted for one seat during the game; without the hidden setup "
+             "it cannot be replayed (the complete record exists once the game is over)")
     _require(record.get("format") == FORMAT, f"record: 'format' must be {FORMAT!r}")
     _require(record.get("version") == FORMAT_VERSION,
              f"record: unsupported version {record.get('version')!r}")
@@ -138,49 +168,41 @@ def replay(record: Any, *, board: Board | None = None,
         raise RecordError(f"record: {exc}") from exc
     actions = record.get("actions")
     _require(isinstance(actions, list), "record: 'actions' must be a list")
-    # Chance outcomes are fed to the state in order; they sit in the list after
-    # the action that caused them, so collect them ahead of each action.
-    state.chance_feed = []
+    # Chance outcomes are explicit steps: each sits in the list where the game reached a
+    # chance node (after the action that caused it), so the list replays in order.
     for i, entry in enumerate(actions):
         where = f"action #{i + 1}"
         _require(isinstance(entry, dict), f"{where}: must be an object")
         if "chance" in entry:
-            continue
-        j = i + 1
-        feed: list[int] = []
-        while j < len(actions) and isinstance(actions[j], dict) and "chance" in actions[j]:
-            text = str(actions[j]["chance"])
+            text = entry["chance"]
+            _require(isinstance(text, str), f"{where}: 'chance' must be a text such as 'reveal S2'")
+            if not state.is_chance_node():
+                raise RecordError(f"{where} ({text}): no chance outcome is pending here")
             try:
-                _require(text.startswith("reveal "), f"action #{j + 1}: unknown chance entry {text!r}")
-                feed.append(parse_tile(text[7:]))
-            except ValueError as exc:
-                raise RecordError(f"action #{j + 1}: {exc}") from exc
-            j += 1
-        state.chance_feed = feed[:]
+                events = state.apply_chance(ActionCodec.parse_chance(text))
+            except ActionError as exc:
+                raise RecordError(f"{where} ({text}): {exc}") from exc
+            if on_events is not None:
+                on_events(i, events)
+            continue
         seat = entry.get("seat")
         text = entry.get("action")
         _require(isinstance(text, str), f"{where}: needs an 'action' text")
         if state.is_terminal():
             raise RecordError(f"{where} ({text}): the game is already over")
+        if state.is_chance_node():
+            raise RecordError(f"{where} ({text}): the record lacks a chance outcome before it")
         if seat != state.current_player:
             raise RecordError(
                 f"{where} ({text}): recorded for seat {seat}, but seat {state.current_player} is to act")
-        before = len(state.history)
         try:
-            action = parse_action(str(text))
-            if not isinstance(action, Place | Mark):  # pragma: no cover
-                raise RecordError(f"{where}: not an action")
-            events = state.apply(action)
-            if on_events is not None:
-                on_events(i, events)
+            events = state.apply(parse_action(str(text)))
         except ActionError as exc:
             raise RecordError(f"{where} (seat {seat}: {text}): {exc}") from exc
-        if state.chance_feed:
-            raise RecordError(f"{where} ({text}): the record has chance outcomes that did not happen")
-        used = len(state.history) - before - 1
-        if used != len(feed):
-            raise RecordError(f"{where} ({text}): the record lacks a chance outcome")
-    state.chance_feed = None
+        if on_events is not None:
+            on_events(i, events)
+    if state.is_chance_node():
+        raise RecordError("record: it ends before a pending chance outcome (the extra tile's reveal)")
     res = record.get("result")
     if res is not None:
         _require(state.is_terminal(), "record: it has a result but the game is not over")

@@ -20,9 +20,11 @@ from rebirth.engine.actions import (
     IllegalActionError,
     Mark,
     Place,
+    Reveal,
     parse_action,
 )
 from rebirth.engine.board import BLANK, ENERGY, FLEXIBLE, FOOD, SETTLEMENT
+from rebirth.engine.codec import unknown_action
 from rebirth.engine.events import Event
 from rebirth.engine.tiles import NEUTRAL, TILE_NAMES_DE, starting_tiles, tile_code
 
@@ -42,7 +44,12 @@ L_ENERGY, L_FOOD, L_EITHER, L_SETTLE = 0, 1, 2, 3
 _LIST_OF_KIND = {ENERGY: L_ENERGY, FOOD: L_FOOD, BLANK: L_EITHER, FLEXIBLE: L_EITHER,
                  SETTLEMENT: L_SETTLE}
 
-PHASE_PLACE, PHASE_EXTRA, PHASE_MARK, PHASE_END = 0, 1, 2, 3
+PHASE_PLACE, PHASE_EXTRA, PHASE_MARK, PHASE_END, PHASE_CHANCE = 0, 1, 2, 3, 4
+
+CHANCE = -2
+"""``current_player`` at a chance node (OpenSpiel's chance player): an outcome is pending."""
+TERMINAL = -1
+"""``current_player`` once the game is over."""
 
 RANKS = {2: (5, 3), 3: (8, 5), 4: (12, 8, 5)}
 CASTLE_POINTS = 5
@@ -101,7 +108,9 @@ class LegalActions:
                 action = parse_action(action)
             except ActionSyntaxError:
                 return False
-        if not isinstance(action, Place | Mark):
+        if not isinstance(action, Place | Mark | Reveal):
+            return False
+        if isinstance(action, Reveal) != s.is_chance_node():
             return False
         aid = s.action_id(action)
         return aid is not None and aid in s.legal_action_ids()
@@ -122,7 +131,6 @@ class State:
         "cath",
         "ccond",
         "cfarm",
-        "chance_feed",
         "cur",
         "deck",
         "deck_pos",
@@ -238,7 +246,6 @@ class State:
         self.placed = [0] * n
         self.history: list[tuple[int, int]] = []
         self.hjson: list[dict[str, Any]] = []
-        self.chance_feed: list[int] | None = None
         self.winners_: list[int] = []
         self.final_events: list[Event] = []
         self._events: list[Event] | None = None
@@ -321,7 +328,6 @@ class State:
         c.placed = self.placed[:]
         c.history = self.history[:]
         c.hjson = []
-        c.chance_feed = None if self.chance_feed is None else self.chance_feed[:]
         c.winners_ = self.winners_[:]
         c.final_events = self.final_events[:]
         c.initial_events = self.initial_events
@@ -336,8 +342,36 @@ class State:
 
     @property
     def current_player(self) -> int:
-        """The seat to act, or -1 when the game is over."""
-        return -1 if self.done else self.cur
+        """The seat to act; :data:`CHANCE` at a chance node, :data:`TERMINAL` when over."""
+        if self.done:
+            return TERMINAL
+        return CHANCE if self.phase == PHASE_CHANCE else self.cur
+
+    def is_chance_node(self) -> bool:
+        """True when a chance outcome (an extra tile's reveal, I-7) must be applied next."""
+        return self.phase == PHASE_CHANCE
+
+    def face_down(self, p: int) -> list[int]:
+        """Seat p's set-aside tiles still face down (I-7: a revealed tile is never drawn again)."""
+        known = self.known_aside[p]
+        if not known:
+            return self.aside[p][:]
+        rest = self.aside[p][:]
+        for t in known:
+            rest.remove(t)
+        return rest
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """At a chance node: each possible outcome (a tile kind) with its probability."""
+        if self.phase != PHASE_CHANCE:
+            return []
+        fd = self.face_down(self.cur)
+        return [(t, fd.count(t) / len(fd)) for t in sorted(set(fd))]
+
+    def sample_chance(self, rng: random.Random) -> int:
+        """A chance outcome drawn with its probability (one ``rng.random()`` call)."""
+        fd = self.face_down(self.cur)
+        return fd[int(rng.random() * len(fd))]
 
     def is_terminal(self) -> bool:
         return self.done
@@ -377,12 +411,14 @@ class State:
         return [m for m in self.display if not f[m] & bit and m not in mine]
 
     def legal_action_ids(self) -> list[int]:
-        """Legal actions as ints: a space index, or ``len(spaces) + card`` for an x2 marker."""
+        """Legal action ids (see :mod:`rebirth.engine.codec`); the possible outcomes at a chance node."""
         if self.done:
             return []
         if self.phase == PHASE_MARK:
-            base = len(self.board.spaces)
-            return [base + m for m in self._mark_options(self.cur)]
+            codec = self.game.codec
+            return [codec.mark_id(m) for m in self._mark_options(self.cur)]
+        if self.phase == PHASE_CHANCE:
+            return sorted(set(self.face_down(self.cur)))
         return self._spaces_for(self.tile_to_place)
 
     @property
@@ -391,7 +427,10 @@ class State:
         return LegalActions(self)
 
     def random_action_id(self, rng: random.Random) -> int:
-        """A uniformly random legal action without building the list (fast path for playouts)."""
+        """A uniformly random legal action without building the list (fast path for playouts);
+        at a chance node an outcome drawn with its probability."""
+        if self.phase == PHASE_CHANCE:
+            return self.sample_chance(rng)
         if self.phase == PHASE_MARK:
             opts = self.legal_action_ids()
             return opts[int(rng.random() * len(opts))]
@@ -410,22 +449,21 @@ class State:
         return o[int(rng.random() * len(o))]
 
     def action_from_id(self, aid: int) -> Action:
-        spaces = self.board.spaces
-        if aid < len(spaces):
-            return Place(spaces[aid].label)
-        return Mark(self.game.cards[aid - len(spaces)].id)
+        """The action of an id (see :class:`~rebirth.engine.codec.ActionCodec`); at a chance
+        node, the outcome."""
+        if self.phase == PHASE_CHANCE:
+            return self.game.codec.decode_chance(aid)
+        return self.game.codec.decode(aid)
 
     def action_id(self, action: Action) -> int | None:
-        """The int of an action, or None if it names no hex/mission of this game."""
-        if isinstance(action, Place):
-            return self.board.by_label.get(action.label)
-        for c in self.game.cards:
-            if c.id == action.mission:
-                return len(self.board.spaces) + c.index
-        return None
+        """The id of an action, or None if it names no hex/mission of this game."""
+        return self.game.codec.encode(action)
 
     def action_text(self, aid: int) -> str:
-        return str(self.action_from_id(aid))
+        """The text of an id: an action, or at a chance node an outcome (``reveal S2``)."""
+        if self.phase == PHASE_CHANCE:
+            return self.game.codec.chance_text(aid)
+        return self.game.codec.text(aid)
 
     # ------------------------------------------------------------------- apply
 
@@ -435,32 +473,43 @@ class State:
         Raises :class:`ActionSyntaxError` or :class:`IllegalActionError` and then
         changes nothing.
         """
-        if isinstance(action, str):
-            action = parse_action(action)
         if self.done:
             raise IllegalActionError("the game is over", "die Partie ist vorbei")
+        if isinstance(action, str):
+            action = parse_action(action)
+        if self.phase == PHASE_CHANCE:
+            if isinstance(action, Reveal):
+                return self.apply_chance(self.game.codec.encode(action) or 0)
+            raise IllegalActionError(
+                "a chance outcome (the extra tile's reveal, I-7) is pending, not a player's action",
+                "ein Zufallsergebnis (das Aufdecken des Extra-Plättchens, I-7) steht aus, "
+                "keine Spieleraktion")
         aid = self.action_id(action)
         if aid is None:
-            if isinstance(action, Place):
-                raise IllegalActionError(f"hex {action} does not exist on this board",
-                                         f"Feld {action} gibt es auf diesem Spielplan nicht")
-            raise IllegalActionError(f"mission {action.mission} does not exist in this game",
-                                     f"Mission {action.mission} gibt es in dieser Partie nicht")
+            raise unknown_action(action)
         if aid not in self.legal_action_ids():
             en, de = self._why_illegal(aid)
             raise IllegalActionError(en, de)
-        # Replays feed chance outcomes; a bad one is only found mid-action, so keep a copy
-        # to restore: a refused action must change nothing.
-        backup = self.clone() if self.chance_feed is not None else None
         self._events = []
         try:
             self.apply_id(aid)
             return self._events
-        except IllegalActionError:
-            if backup is not None:
-                for name in State.__slots__:
-                    setattr(self, name, getattr(backup, name))
-            raise
+        finally:
+            self._events = None
+
+    def apply_chance(self, outcome: int) -> list[Event]:
+        """Apply a chance outcome (a tile kind revealed as extra tile, I-7) after checking it."""
+        if self.phase != PHASE_CHANCE:
+            raise IllegalActionError("no chance outcome is pending", "kein Zufallsergebnis steht aus")
+        if outcome not in self.face_down(self.cur):
+            code = tile_code(outcome) if 0 <= outcome < 6 else str(outcome)
+            raise IllegalActionError(
+                f"a {code} is not among the face-down set-aside tiles of the player (I-7)",
+                f"ein {code} ist nicht unter den verdeckt beiseitegelegten Plättchen (I-7)")
+        self._events = []
+        try:
+            self.apply_id(outcome)
+            return self._events
         finally:
             self._events = None
 
@@ -491,8 +540,12 @@ class State:
                 "wenn kein passendes, leeres oder flexibles Feld frei ist (P-2, P-3)")
 
     def apply_id(self, aid: int) -> None:
-        """Apply a legal action given as int. Fast path: no legality check."""
+        """Apply a legal action (or at a chance node, an outcome) given as int. Fast path:
+        no legality check."""
         p = self.cur
+        if self.phase == PHASE_CHANCE:
+            self._resolve_extra(p, aid)
+            return
         if self.phase == PHASE_MARK:
             m = aid - len(self.board.spaces)
             self.marks[p].append(m)
@@ -561,8 +614,13 @@ class State:
         p = self.cur
         while self.pending_extra:
             self.pending_extra -= 1
-            if self._reveal_extra(p):
+            if len(self.aside[p]) > len(self.known_aside[p]):
+                # I-7: a face-down tile is revealed at random: a chance node.
+                self.phase = PHASE_CHANCE
                 return
+            ev = self._events
+            if ev is not None:
+                ev.append(explain.extra_lost(p))
         while self.pending_double:
             if self._mark_options(p):
                 self.phase = PHASE_MARK
@@ -577,41 +635,23 @@ class State:
         self.cur = (p + 1) % self.n
         self._start_turn()
 
-    def _reveal_extra(self, p: int) -> bool:
-        """I-7: reveal a random set-aside tile; True if it now waits to be placed."""
-        aside = self.aside[p]
+    def _resolve_extra(self, p: int, t: int) -> None:
+        """I-7: the revealed tile ``t`` is placed as an extra tile, or, with no legal space,
+        stays set aside face up (public from then on); then the turn goes on."""
         ev = self._events
-        if not aside:
-            if ev is not None:
-                ev.append(explain.extra_lost(p))
-            return False
-        if self.chance_feed is not None:
-            if not self.chance_feed:
-                raise IllegalActionError("the record lacks the chance outcome of an extra tile",
-                                         "der Partie fehlt das Zufallsergebnis eines Extra-Plättchens")
-            t = self.chance_feed.pop(0)
-            if t not in aside:
-                raise IllegalActionError(
-                    f"the record reveals a {tile_code(t)} that is not among the set-aside tiles",
-                    f"die Partie deckt ein {tile_code(t)} auf, das nicht beiseitegelegt ist")
-        else:
-            t = aside[int(self.rng.random() * len(aside))]
         self.history.append((-1, t))
-        known = self.known_aside[p]
         if not self._has_space_for(t):
-            # Revealed, so now public, and back face down: everyone knows it is there.
-            known.append(t)
+            self.known_aside[p].append(t)
+            self.phase = PHASE_PLACE
             if ev is not None:
                 ev.append(explain.extra_unplaceable(p, t))
-            return False
-        aside.remove(t)
-        if t in known:
-            known.remove(t)
+            self._continue_turn()
+            return
+        self.aside[p].remove(t)
         self.extra_tile = t
         self.phase = PHASE_EXTRA
         if ev is not None:
             ev.append(explain.extra_tile(p, t))
-        return True
 
     # ---------------------------------------------------------- scoring (P-5)
 
@@ -991,12 +1031,18 @@ class State:
             if seat < 0:
                 out.append({"chance": f"reveal {tile_code(a)}"})
             else:
-                out.append({"seat": seat, "action": self.action_text(a)})
+                out.append({"seat": seat, "action": self.game.codec.text(a)})
         return [dict(e) for e in out]
 
     def view(self, seat: int | None) -> View:
         """What ``seat`` may see (None: a spectator). See :mod:`rebirth.engine.views`."""
-        return make_view(self, seat)
+        return infoset.view(self, seat)
+
+    def resample_from_infostate(self, seat: int, rng: random.Random) -> State:
+        """A twin with everything hidden from ``seat`` drawn again (OpenSpiel's
+        ``resample_from_infostate``); see :func:`rebirth.engine.infoset.resample`."""
+        return infoset.resample(self, seat, rng)
 
 
-from rebirth.engine.views import View, make_view  # noqa: E402  (views need State for typing only)
+from rebirth.engine import infoset  # noqa: E402  (infoset needs State for typing only)
+from rebirth.engine.views import View  # noqa: E402

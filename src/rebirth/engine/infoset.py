@@ -1,0 +1,209 @@
+"""Information sets in one place: which hidden items exist on a board with its variants,
+who sees each, and the three operations built on that one rule set (OpenSpiel's
+observer / ``resample_from_infostate`` split):
+
+* :func:`view` — what a seat (or a spectator) may see of a state;
+* :func:`determinize` — a full state consistent with a view, hidden items sampled
+  (what bots search on; they never hold the real state);
+* :func:`resample` — a twin of a state in which everything hidden from one seat is
+  drawn again, so that the seat's view is unchanged.
+
+The rules (RULES.md S-3, S-4, S-5, K-1, I-7, I-9 and the variants ``set_aside_public``
+and ``ireland_set_aside_known``) are in :data:`HIDDEN_ITEMS` and :class:`Visibility`.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rebirth.engine.tiles import NEUTRAL, tile_code
+from rebirth.engine.views import PHASES, View
+
+if TYPE_CHECKING:
+    from rebirth.engine.game import Game
+    from rebirth.engine.state import State
+
+
+@dataclass(frozen=True)
+class HiddenItem:
+    """One kind of hidden information: who may see it, by the rule that says so."""
+
+    name: str
+    owner_sees: str
+    others_see: str
+    rule: str
+
+
+HIDDEN_ITEMS: tuple[HiddenItem, ...] = (
+    HiddenItem("hand", "yes", "no (a count only)", "S-5"),
+    HiddenItem("supply order", "no", "no (a count only)", "S-5"),
+    HiddenItem("set-aside tiles (Scotland)", "yes", "no; yes with set_aside_public", "S-3"),
+    HiddenItem("set-aside tiles (Ireland)", "no; yes with ireland_set_aside_known", "no", "S-4"),
+    HiddenItem("set-aside tile revealed by an extra tile and left face up", "yes", "yes", "I-7"),
+    HiddenItem("secret mission cards (Scotland cathedrals, Ireland mission tokens)", "yes",
+               "no (a count only)", "K-1, I-9"),
+    HiddenItem("mission deck order", "no", "no (a count only)", "S-8"),
+    HiddenItem("seed and random state (future chance)", "no", "no", "docs/security.md"),
+)
+"""Every hidden item of the game. Public: the board, scores, castle holders, cathedral
+pieces, tower tokens and visits, Ireland's display, fulfilments and x2 markers, counts."""
+
+
+@dataclass(frozen=True)
+class Visibility:
+    """Who sees the set-aside tiles on this board with these variants (the one item whose
+    visibility depends on the configuration)."""
+
+    ireland: bool
+    own_set_aside: bool
+    """The owner may look at their own face-down set-aside tiles."""
+    set_aside_public: bool
+    """Everyone sees every set-aside tile."""
+
+    @staticmethod
+    def of(game: Game) -> Visibility:
+        """The rule set of ``game``."""
+        ireland = game.board.is_ireland
+        v = game.variants
+        return Visibility(
+            ireland=ireland,
+            own_set_aside=(not ireland) or "ireland_set_aside_known" in v,
+            set_aside_public=(not ireland) and "set_aside_public" in v,
+        )
+
+    def sees_set_aside(self, viewer: int | None, owner: int) -> bool:
+        """Whether ``viewer`` (None: a spectator) sees ``owner``'s face-down set-aside tiles."""
+        return self.set_aside_public or (viewer == owner and self.own_set_aside)
+
+
+def view(state: State, seat: int | None) -> View:
+    """The view of ``seat`` (None: a spectator) of ``state``: every public fact, and the
+    seat's own hidden items as :class:`Visibility` allows."""
+    s = state
+    b = s.board
+    n = s.n
+    g = s.game
+    ireland = b.is_ireland
+    cards = g.cards
+    spaces = tuple(
+        (o, None if o in (-1, NEUTRAL) else tile_code(t))
+        for o, t in zip(s.occ, s.tile, strict=True)
+    )
+    vis = Visibility.of(g)
+    mine = seat is not None and 0 <= seat < n
+    hand = None
+    set_aside: tuple[str, ...] = ()
+    missions: tuple[str, ...] = ()
+    legal: tuple[str, ...] = ()
+    legal_ids: tuple[int, ...] = ()
+    if mine:
+        assert seat is not None
+        h = s.hand[seat]
+        hand = tile_code(h) if h >= 0 else None
+        if vis.own_set_aside:
+            set_aside = tuple(tile_code(t) for t in s.aside[seat])
+        own = s.secret[seat] if ireland else s.missions[seat]
+        missions = tuple(cards[c].id for c in own)
+        if s.current_player == seat:
+            legal_ids = tuple(sorted(s.legal_action_ids()))
+            legal = tuple(s.action_text(a) for a in legal_ids)
+    return View(
+        board=b.id,
+        rules=b.rules,
+        players=n,
+        seat=seat if mine else None,
+        variants=tuple(sorted(g.variants)),
+        turn=s.turn,
+        phase=PHASES[s.phase],
+        current_player=s.current_player,
+        spaces=spaces,
+        scores=tuple(s.score),
+        breakdown=tuple(s.breakdown(q) for q in range(n)),
+        castle_holders=tuple(s.holder),
+        cathedral_pieces=tuple(tuple(q for q in range(n) if m >> q & 1) for m in s.cath),
+        supply_counts=tuple(len(s.supply[q]) - s.sptr[q] for q in range(n)),
+        hand_counts=tuple(1 if s.hand[q] >= 0 else 0 for q in range(n)),
+        set_aside_counts=tuple(len(a) for a in s.aside),
+        known_set_aside=tuple(tuple(tile_code(t) for t in k) for k in s.known_aside),
+        mission_counts=tuple(len(s.secret[q] if ireland else s.missions[q]) for q in range(n)),
+        deck_count=len(s.deck) - s.deck_pos,
+        placed=tuple(s.placed),
+        discarded=tuple(tuple(tile_code(t) for t in d) for d in s.discarded),
+        history=tuple(s.history_json()),
+        extra_tile=tile_code(s.extra_tile) if s.extra_tile >= 0 else None,
+        pending_extra=s.pending_extra,
+        pending_double=s.pending_double,
+        tower_tokens=tuple(g.tokens[t].id for t in s.tokens_on_towers),
+        tower_visits=tuple(tuple(q for q in range(n) if m >> q & 1) for m in s.tmask),
+        display=tuple(cards[m].id for m in s.display),
+        fulfilled={cards[m].id: tuple(q for q in range(n) if s.fulfilled[m] >> q & 1)
+                   for m in s.display},
+        marks=tuple(tuple(cards[m].id for m in s.marks[q]) for q in range(n)),
+        winners=tuple(s.winners_),
+        hand=hand,
+        set_aside=set_aside,
+        missions=missions,
+        legal_actions=legal,
+        legal_action_ids=legal_ids,
+        public_set_aside=tuple(tuple(tile_code(t) for t in a) for a in s.aside)
+        if vis.set_aside_public else (),
+    )
+
+
+def resample(state: State, seat: int, rng: random.Random) -> State:
+    """A twin of ``state`` with everything hidden from ``seat`` drawn again from ``rng``:
+    other hands, every supply order (the seat's own too: nobody knows it), set-aside tiles
+    the seat cannot see (on Ireland its own face-down ones too), other seats' secret
+    missions and the deck, and the random state of future chance. ``seat``'s view of the
+    twin equals its view of ``state``."""
+    twin = state.clone()
+    n = twin.n
+    vis = Visibility.of(twin.game)
+    supply = [list(s[twin.sptr[q]:]) for q, s in enumerate(twin.supply)]
+    twin.sptr = [0] * n
+    for q in range(n):
+        hidden_aside = not vis.sees_set_aside(seat, q)
+        # Set-aside tiles revealed by I-7 and left face up are public: they stay.
+        known = list(twin.known_aside[q]) if hidden_aside else []
+        rest_aside = list(twin.aside[q])
+        for t in known:
+            rest_aside.remove(t)
+        has_hand = q != seat and twin.hand[q] >= 0
+        pool = ([twin.hand[q]] if has_hand else []) + supply[q]
+        k = len(rest_aside) if hidden_aside else 0
+        if k:
+            pool += rest_aside
+        rng.shuffle(pool)
+        if hidden_aside:
+            twin.aside[q] = known + pool[:k]
+            pool = pool[k:]
+        if has_hand:
+            twin.hand[q] = pool.pop()
+        supply[q] = pool
+    twin.supply = supply
+    # Mission cards: the others' secret cards and the rest of the deck are one pool.
+    held = twin.secret if vis.ireland else twin.missions
+    pool = twin.deck[twin.deck_pos:]
+    for q in range(n):
+        if q != seat:
+            pool += held[q]
+    rng.shuffle(pool)
+    for q in range(n):
+        if q != seat:
+            k = len(held[q])
+            held[q] = pool[:k]
+            pool = pool[k:]
+    twin.deck = pool
+    twin.deck_pos = 0
+    twin.rng = random.Random(rng.getrandbits(64))
+    return twin
+
+
+def determinize(game: Game, view: View, rng: random.Random) -> State:
+    """A state consistent with ``view``, hidden information sampled with ``rng``
+    (see :mod:`rebirth.engine.determinize`)."""
+    from rebirth.engine.determinize import determinize as _determinize
+
+    return _determinize(game, view, rng)
