@@ -464,3 +464,25 @@ def test_I7_second_extra_tile_lost_when_set_aside_runs_out() -> None:
     assert "extra_lost" in kinds(events)
     assert state.current_player == 1
     assert state.score == [2, 0] and state.aside[0] == []
+
+
+def test_I7_a_revealed_tile_left_face_up_is_never_revealed_again() -> None:
+    """I-7 ruling 2026-11-30: a revealed tile that found no space stays set aside face up;
+    a later extra tile draws only among the tiles still face down."""
+    board = make_board(EXTRA, rules="ireland")
+    toks = [token(0, "x1", "extra_tile"), token(1, "p1", "extra_tile")]
+    state = start(board, 2, ["E E", "S1 E E"], aside=["S2 E", ""], tokens=toks, first=1)
+    act(state, "A2")  # seat 1 fills the only settlement space
+    act(state, "A1", "S2")  # seat 0 next to x: reveals S2, which has no space: face up
+    assert state.view(1).known_set_aside == (("S2",), ())
+    assert state.face_down(0) == [parse_tile("E")]
+    act(state, "B2")  # seat 1 (its own extra tile from x is lost: nothing set aside)
+    state.apply("D2")  # seat 0 next to p: a second extra tile
+    assert state.is_chance_node() and state.current_player == -2
+    assert state.chance_outcomes() == [(parse_tile("E"), 1.0)]
+    with pytest.raises(IllegalActionError):
+        state.apply("reveal S2")  # the face-up S2 cannot be revealed again
+    assert state.is_chance_node()
+    state.apply("reveal E")
+    assert state.extra_tile == parse_tile("E")
+    assert state.view(0).known_set_aside == (("S2",), ())

@@ -78,6 +78,19 @@ def test_variant_stirling_literal(variant: bool) -> None:
     assert state.winners == ([2] if variant else [0, 1])
 
 
+@pytest.mark.parametrize("variant", [False, True])
+def test_E3_variant_stirling_literal_on_a_map_without_edinburgh(variant: bool) -> None:
+    """E-3 ruling: with no Edinburgh in the chain, Stirling's holder still wins a tie he is
+    not part of under stirling_literal (the tied players share without it)."""
+    b = board("B C:x B B B B B C:stirling B S:p S:q S:r B B")
+    assert b.tiebreak == (("castle", 1),)
+    vs = ["stirling_literal"] if variant else []
+    state = start(b, ["E S1", "S4 S3", "E"], variants=vs)
+    play(state, "A1", "J1", "G1", "L1", "K1")
+    assert state.score == [7, 7, 6]
+    assert state.winners == ([2] if variant else [0, 1])
+
+
 def test_variant_stirling_literal_keeps_edinburgh_first() -> None:
     state = start(board(E3_MAP), ["E", "F", "E"], variants=["stirling_literal"])
     play(state, "D1", "A1", "G1")  # seat 0 Edinburgh, seat 1 x, seat 2 Stirling: 6-6-6

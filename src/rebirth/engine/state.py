@@ -973,11 +973,18 @@ class State:
         tied = [q for q in range(self.n) if self.score[q] == best]
         if len(tied) == 1:
             return tied
-        literal = "stirling_literal" in self.game.variants
-        for step, (kind, ix) in enumerate(self.board.tiebreak):
+        chain = self.board.tiebreak
+        # E-3 variant stirling_literal: the chain's last castle (Stirling) decides whenever
+        # no earlier step did, its holder winning even if not tied — also on a map whose
+        # chain has no Edinburgh.
+        literal_step = -1
+        if "stirling_literal" in self.game.variants:
+            castles = [i for i, (kind, _) in enumerate(chain) if kind == "castle"]
+            literal_step = castles[-1] if castles else -1
+        for step, (kind, ix) in enumerate(chain):
             if kind == "castle":
                 hol = self.holder[ix]
-                if hol in tied or (literal and step == 1 and hol >= 0):
+                if hol in tied or (step == literal_step and hol >= 0):
                     return [hol]
             else:
                 counts = {q: self.tara_count(ix, q) for q in tied}
