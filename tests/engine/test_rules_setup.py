@@ -115,7 +115,7 @@ def test_S5_hand_supply_set_aside_and_missions_hidden_from_others() -> None:
     assert a.view(0).missions == ("M1",) and a.view(0).mission_counts == (1, 1)
     assert a.view(0).to_json() == b.view(0).to_json()
     assert a.view(None).to_json() == b.view(None).to_json()
-    assert [e.for_seat(0).to_json() for e in ev_a] == [e.for_seat(0).to_json() for e in ev_b]
+    assert [e.to_json(0) for e in ev_a] == [e.to_json(0) for e in ev_b]
     cath = [e for e in ev_a if e.rule == "K-1"]
     assert len(cath) == 1 and cath[0].seat == 1
     assert cath[0].for_seat(1).private == {"mission": "M2"}
