@@ -162,8 +162,13 @@ def final_castle(hol: int, castle: Structure) -> Event:
 # ------------------------------------------------- cathedrals and missions (K)
 
 
+def _clause(t: Text) -> dict[str, str]:
+    """A card text without its final full stop, so it can stand inside a sentence."""
+    return {k: str(v).rstrip().removesuffix(".") for k, v in t.items()}
+
+
 def _card_args(card: MissionCard, points: int) -> dict[str, Any]:
-    return {"card": card.id, "text": _name(card.text), "points": points}
+    return {"card": card.id, "text": _clause(card.text), "points": points}
 
 
 def cathedral(p: int, cath: Structure, card: MissionCard | None) -> Event:
@@ -184,7 +189,7 @@ def mission_reveal(q: int, card: MissionCard, ok: bool, pts: int, *, ireland: bo
     ``ruling``: add how every Scotland card is judged (K-3, K-7); the engine asks for it
     with the first revealed card only, so the ruling is said once per game.
     """
-    args: dict[str, Any] = {"player": _seat(q), "card": card.id, "text": _name(card.text),
+    args: dict[str, Any] = {"player": _seat(q), "card": card.id, "text": _clause(card.text),
                             "points": pts}
     key = "mission.reveal.ok" if ok else "mission.reveal.fail"
     if ruling:
