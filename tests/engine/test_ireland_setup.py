@@ -238,8 +238,8 @@ def test_S5_view_never_shows_other_secret_mission_or_face_down_tiles() -> None:
         assert "SECRETQ" not in repr(v.to_json())
         assert v.set_aside == () and v.public_set_aside == ()
         for e in events:
-            assert "SECRETQ" not in repr(e.to_json(seat))
-    assert any("SECRETQ" in repr(e.to_json(0)) for e in events)
+            assert "SECRETQ" not in repr(e.for_seat(seat).to_json(seat))
+    assert any("SECRETQ" in repr(e.for_seat(0).to_json(0)) for e in events)
     # Seat 0 sees its card but none of its own face-down tiles (S-4).
     assert state.view(0).set_aside == ()
 

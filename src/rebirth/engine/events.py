@@ -1,15 +1,24 @@
-"""Events: what an action caused, each naming its rule id and explaining itself in English and German.
+"""Events: what an action caused, each naming its rule id and a catalog message that explains it.
 
-Texts use ``{s0}``..``{s3}`` for player names, filled in by the interface, so the
-engine never needs to know who sits where.
+An event carries a message ``key`` and its ``args`` (see :mod:`rebirth.engine.messages`
+and ``docs/messages.md``); the sentence is rendered by whoever shows it, in the
+viewer's language and with the players' names, so the engine never needs to know
+who sits where. A secret detail (the mission card a player drew) is in ``private`` /
+``private_key`` / ``private_args`` and is only ever shown or serialised for its owner.
 """
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rebirth.engine.i18n import Text
+from rebirth.engine.messages import render_message
+
+PLACEHOLDER_NAMES = ("{s0}", "{s1}", "{s2}", "{s3}")
+"""Names that leave the seat placeholders in (for :attr:`Event.text`)."""
 
 
 @dataclass(frozen=True)
@@ -19,39 +28,50 @@ class Event:
     kind: str
     rule: str
     seat: int | None
-    text: Text
+    key: str
+    args: dict[str, Any] = field(default_factory=dict)
     points: int = 0
     data: dict[str, Any] = field(default_factory=dict)
     private: dict[str, Any] | None = None
-    private_text: Text | None = None
+    private_key: str | None = None
+    private_args: dict[str, Any] | None = None
 
-    def render(self, lang: str, names: list[str] | tuple[str, ...], *, seat: int | None = None) -> str:
+    def render(self, lang: str, names: Sequence[str], *, seat: int | None = None) -> str:
         """The explanation in ``lang`` with player names; private details only for their owner."""
-        subs = {f"s{i}": n for i, n in enumerate(names)}
-        base = self.text["de" if lang == "de" else "en"].format(**subs)
-        if self.private_text is not None and seat is not None and seat == self.seat:
-            base += " " + self.private_text["de" if lang == "de" else "en"].format(**subs)
+        base = render_message(self.key, self.args, lang, names)
+        if self.private_key is not None and seat is not None and seat == self.seat:
+            base += " " + render_message(self.private_key, self.private_args or {}, lang, names)
         return base
+
+    @property
+    def text(self) -> Text:
+        """The public explanation in English and German, players as ``{s0}``..``{s3}``."""
+        return {"en": self.render("en", PLACEHOLDER_NAMES),
+                "de": self.render("de", PLACEHOLDER_NAMES)}
 
     def for_seat(self, seat: int | None) -> Event:
         """The event as ``seat`` may see it (None: a spectator)."""
-        if self.private is None or (seat is not None and seat == self.seat):
+        if self.private is None and self.private_key is None:
             return self
-        return replace(self, private=None, private_text=None)
+        if seat is not None and seat == self.seat:
+            return self
+        return replace(self, private=None, private_key=None, private_args=None)
 
-    def to_json(self, seat: int | None) -> dict[str, Any]:
-        """The event as JSON for ``seat`` (None: a spectator): private details only for their owner."""
-        if self.private is not None and seat != self.seat:
-            return self.for_seat(seat).to_json(seat)
+    def to_json(self, seat: int | None, /) -> dict[str, Any]:
+        """The event as JSON for ``seat`` (None: a spectator): private parts only for the owner."""
         out: dict[str, Any] = {
             "kind": self.kind,
             "rule": self.rule,
             "seat": self.seat,
             "points": self.points,
             "data": self.data,
-            "text": dict(self.text),
+            "key": self.key,
+            "args": self.args,
         }
-        if self.private is not None:
+        if seat is not None and seat == self.seat and (
+                self.private is not None or self.private_key is not None):
             out["private"] = self.private
-            out["private_text"] = dict(self.private_text) if self.private_text else None
-        return out
+            out["private_key"] = self.private_key
+            out["private_args"] = self.private_args
+        # A copy, so a caller editing the JSON cannot change the event.
+        return copy.deepcopy(out)

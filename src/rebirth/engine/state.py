@@ -950,6 +950,7 @@ class State:
                 self._pay(hol, CASTLE_POINTS, C_CASTLES)
                 if ev is not None:
                     ev.append(explain.final_castle(hol, b.castles[c]))
+        ruling = not b.is_ireland  # K-3/K-7 said with the first revealed card only
         for q in range(n):
             cards = self.secret[q] if b.is_ireland else self.missions[q]
             for card in cards:
@@ -959,7 +960,9 @@ class State:
                 if ok:
                     self._pay(q, pts, C_MISSIONS)
                 if ev is not None:
-                    ev.append(explain.mission_reveal(q, cd, ok, pts, ireland=b.is_ireland))
+                    ev.append(explain.mission_reveal(q, cd, ok, pts, ireland=b.is_ireland,
+                                                     ruling=ruling))
+                    ruling = False
         self.winners_ = self._winners()
         if ev is not None:
             ev.append(explain.game_end(self.winners_[:], self.score[:], ireland=b.is_ireland))
