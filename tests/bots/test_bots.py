@@ -191,7 +191,7 @@ def test_bench_reports_rates(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(MCTSBot, "analyse", analyse)
     # MCTS runs on real time (its own clock); bench reads the fake one twice: 0.1 s apart.
-    m = bench_mcts(game, runs=3, seconds=0.05)
+    m = bench_mcts(game, runs=3, seconds=0.2)
     rates = sorted(c / 0.1 for c in counts)
     assert len(counts) == 3 and min(counts) >= 1
     assert m == {"mcts_iterations_per_s": pytest.approx(rates[1]),
