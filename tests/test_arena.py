@@ -79,10 +79,15 @@ def test_games_round_up_and_seats_play_equally() -> None:
     assert per_seat == {("greedy", s): 2 for s in range(3)} | {("random", s): 4 for s in range(3)}
 
 
-def test_win_shares_sum_to_games() -> None:
-    res = run_arena(ArenaConfig(BOARD, 3, ("greedy", "random", "random"), games=6, seed=4))
+@pytest.mark.parametrize(("seed", "games"), [(4, 6), (0, 3)])
+def test_win_shares_sum_to_games(seed: int, games: int) -> None:
+    # Seed 4: every bot wins a game. Seed 0 (3 games): random never wins and greedy wins
+    # every game, the edges where the interval must still contain the share (0 and 1).
+    res = run_arena(ArenaConfig(BOARD, 3, ("greedy", "random", "random"), games=games, seed=seed))
     assert math.isclose(sum(b.wins for b in res.bots.values()), res.games)
     assert math.isclose(sum(b.win_share * b.games for b in res.bots.values()), res.games)
+    if seed == 0:
+        assert res.bots["random"].wins == 0 and res.bots["greedy"].win_share == 1.0
     for b in res.bots.values():
         assert 0.0 <= b.ci95[0] <= b.win_share <= b.ci95[1] <= 1.0
         assert math.isfinite(b.elo)
@@ -133,11 +138,22 @@ def test_pooled_seats_make_one_observation_per_game() -> None:
     assert st["r"].ci95 == pytest.approx(mean_ci95([0.0, 0.0, 1.0]))
 
 
+@pytest.mark.parametrize("n", [1, 2, 3, 6, 7, 10, 49, 200, 1001])
+def test_ci_contains_the_share_with_no_wins_and_with_all_wins(n: int) -> None:
+    lo, hi = mean_ci95([0.0] * n)
+    assert lo == 0.0 < hi <= 1.0  # exactly 0: a bound of 2.8e-17 would exclude the share 0
+    lo, hi = mean_ci95([1.0] * n)
+    assert 0.0 <= lo < hi == 1.0
+    st = aggregate([outcome(i, ("a", "b"), (9, 1), (0,)) for i in range(n)])
+    assert st["b"].win_share == 0.0 and st["b"].ci95[0] == 0.0 < st["b"].ci95[1]
+    assert st["a"].win_share == 1.0 and st["a"].ci95[1] == 1.0 > st["a"].ci95[0]
+
+
 def test_ci_is_wilson_and_honest_at_the_edges() -> None:
     lo, hi = mean_ci95([1.0] * 200)
     assert hi == pytest.approx(1.0) and lo == pytest.approx(0.98116, abs=1e-4)
     lo, hi = mean_ci95([0.0] * 200)
-    assert lo == pytest.approx(0.0, abs=1e-12) and hi == pytest.approx(0.01884, abs=1e-4)
+    assert lo == 0.0 and hi == pytest.approx(0.01884, abs=1e-4)
     lo, hi = mean_ci95([0.0, 1.0, 1.0, 1.0])
     assert 0.0 <= lo < 0.75 < hi <= 1.0
     # 60 wins in 100 games: the textbook Wilson interval (0.502, 0.691).

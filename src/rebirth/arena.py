@@ -249,17 +249,20 @@ def mean_ci95(values: Sequence[float]) -> tuple[float, float]:
     """A 95% Wilson score interval for the mean win share of ``values`` (each in [0, 1]).
 
     Wilson's interval stays honest at the edges: 200 wins in 200 games give
-    (0.981, 1.0), where the normal approximation would claim (1.0, 1.0).
+    (0.981, 1.0), where the normal approximation would claim (1.0, 1.0). The bounds
+    are clamped to [0, 1] and always contain the mean itself.
     """
     n = len(values)
     if n == 0:
         return (0.0, 1.0)
-    p = math.fsum(values) / n
+    p = min(1.0, max(0.0, math.fsum(values) / n))
     z2 = Z95 * Z95
     denom = 1 + z2 / n
     centre = (p + z2 / (2 * n)) / denom
     half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # At p = 0 (or 1) centre - half is 0 (or centre + half is 1) only up to rounding:
+    # with no wins the lower bound came out near 2.8e-17, above the win share of 0.
+    return (min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half)))
 
 
 def aggregate(outcomes: Sequence[GameOutcome]) -> dict[str, BotStats]:

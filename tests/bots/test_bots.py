@@ -5,16 +5,20 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+from typing import Any
 
 import pytest
 
+import fakeclock
+import rebirth.bench
 from rebirth.bench import bench_mcts, bench_random
 from rebirth.bots import BOT_KINDS, BotError, make_bot
-from rebirth.bots.mcts import MCTSBot
+from rebirth.bots.mcts import Candidate, MCTSBot
 from rebirth.engine.determinize import determinize
 from rebirth.engine.game import Game
 from rebirth.engine.records import make_record
 from rebirth.engine.state import State
+from rebirth.engine.tiles import tile_code
 from rebirth.engine.views import View
 from rebirth.hint import hint
 
@@ -78,12 +82,38 @@ def _walk(obj: object, seen: set[int]) -> None:
             _walk(v, seen)
 
 
-def test_view_holds_no_state() -> None:
-    state = midgame("ireland", 4, 2, 30)
-    for seat in range(4):
+def _tuples(obj: Any) -> Any:
+    """JSON lists back to the tuples a View holds (dicts stay dicts)."""
+    if isinstance(obj, list):
+        return tuple(_tuples(x) for x in obj)
+    if isinstance(obj, dict):
+        return {k: _tuples(v) for k, v in obj.items()}
+    return obj
+
+
+@pytest.mark.parametrize("board", ["scotland", "ireland"])
+def test_view_holds_no_state(board: str) -> None:
+    state = midgame(board, 4, 2, 30)
+    for seat in [*range(4), None]:
         view = state.view(seat)
         _walk(view, set())
-        json.dumps(view.to_json())
+        data = json.loads(json.dumps(view.to_json()))
+        # The JSON form loses nothing: the same View comes back from it.
+        assert View(**_tuples(data)) == view
+        # ...and carries the public position and only this seat's own secrets (S-5).
+        assert data["seat"] == seat and data["scores"] == state.score
+        assert data["supply_counts"] == [len(state.supply[q]) - state.sptr[q] for q in range(4)]
+        own = (state.secret if state.board.is_ireland else state.missions)
+        if seat is None:
+            assert data["hand"] is None and data["missions"] == [] and data["legal_actions"] == []
+        else:
+            assert data["hand"] == (tile_code(state.hand[seat]) if state.hand[seat] >= 0 else None)
+            assert data["missions"] == [state.game.cards[c].id for c in own[seat]]
+            want_legal = sorted(str(a) for a in state.legal_actions) if seat == state.current_player else []
+            assert sorted(data["legal_actions"]) == want_legal
+        # S-3: Scotland shows the owner their set-aside tiles; S-4: Ireland shows them to nobody.
+        mine = [] if seat is None or state.board.is_ireland else [tile_code(t) for t in state.aside[seat]]
+        assert data["set_aside"] == mine
 
 
 @pytest.mark.parametrize("board", ["scotland", "ireland"])
@@ -134,9 +164,36 @@ def test_hint_uses_the_last_position() -> None:
         hint(rec, (seat + 1) % 3, iterations=10)
 
 
-def test_bench_reports_rates() -> None:
+def test_bench_reports_rates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Games and iterations counted over the time measured, on a clock that ticks 0.1 s a read."""
     game = Game.create("scotland", 3)
-    r = bench_random(game, runs=1, seconds=0.2)
-    assert r["games_per_s"] > 0
-    m = bench_mcts(game, runs=1, seconds=0.2)
-    assert m["mcts_iterations_per_s"] > 0
+    played: list[State] = []
+    real_playout = rebirth.bench.random_playout
+
+    def playout(state: State, rng: random.Random) -> State:
+        played.append(real_playout(state, rng))
+        return state
+
+    monkeypatch.setattr(rebirth.bench, "random_playout", playout)
+    fakeclock.install(monkeypatch, rebirth.bench, 0.1)
+    # Reads at 0.0 (start), then one after each game: 0.1, 0.2, 0.3 >= 0.25 -> 3 games in 0.3 s.
+    r = bench_random(game, runs=3, seconds=0.25)
+    assert r == {"games_per_s": pytest.approx(10.0), "min": pytest.approx(10.0),
+                 "max": pytest.approx(10.0), "runs": 3}
+    assert len(played) == 9 and all(s.is_terminal() for s in played)
+
+    counts: list[int] = []
+    real_analyse = MCTSBot.analyse
+
+    def analyse(self: MCTSBot, view: View) -> list[Candidate]:
+        out = real_analyse(self, view)
+        counts.append(int(self.last_stats["iterations"]))
+        return out
+
+    monkeypatch.setattr(MCTSBot, "analyse", analyse)
+    # MCTS runs on real time (its own clock); bench reads the fake one twice: 0.1 s apart.
+    m = bench_mcts(game, runs=3, seconds=0.2)
+    rates = sorted(c / 0.1 for c in counts)
+    assert len(counts) == 3 and min(counts) >= 1
+    assert m == {"mcts_iterations_per_s": pytest.approx(rates[1]),
+                 "mcts_min": pytest.approx(rates[0]), "mcts_max": pytest.approx(rates[2])}

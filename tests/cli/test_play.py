@@ -7,6 +7,7 @@ import json
 import random
 import re
 import string
+import sys
 from importlib import resources
 from pathlib import Path
 
@@ -26,20 +27,38 @@ def _shipped(*parts: str) -> bool:
 
 
 def _need(board: str) -> None:
-    """Skip unless the map and the data files a game on it needs are shipped."""
+    """Fail unless the map and the data files a game on it needs are shipped: a data file
+    missing from the package is a packaging bug and must be red, never skipped."""
     files = [("maps", f"{board}.json"), ("missions", f"{board}.json")]
     if board == "ireland":
         files.append(("tokens", "ireland_towers.json"))
     for f in files:
         if not _shipped(*f):
-            pytest.skip(f"shipped data file data/{'/'.join(f)} is missing")
+            pytest.fail(f"shipped data file data/{'/'.join(f)} is missing (packaging bug)")
 
 
 def _board_for_human() -> str:
-    for b in ("scotland", "ireland"):
-        if all(_shipped(*f) for f in (("maps", f"{b}.json"), ("missions", f"{b}.json"))):
-            return b
-    pytest.skip("no shipped map with its mission cards yet")
+    _need("scotland")
+    return "scotland"
+
+
+@pytest.mark.parametrize("missing", [("maps", "scotland.json"), ("missions", "ireland.json"),
+                                     ("tokens", "ireland_towers.json")])
+def test_missing_shipped_data_file_fails_not_skips(missing: tuple[str, str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "_shipped", lambda *parts: parts != missing)
+    board = "scotland" if missing[1] == "scotland.json" else "ireland"
+    with pytest.raises(pytest.fail.Exception, match=f"data/{'/'.join(missing)} is missing"):
+        _need(board)
+    if board == "scotland":
+        with pytest.raises(pytest.fail.Exception, match="missing"):
+            _board_for_human()
+
+
+def test_every_data_file_a_game_needs_is_shipped() -> None:
+    for f in (("maps", "scotland.json"), ("missions", "scotland.json"), ("maps", "ireland.json"),
+              ("missions", "ireland.json"), ("tokens", "ireland_towers.json")):
+        assert _shipped(*f), f
 
 
 @pytest.mark.parametrize("board", ["scotland", "ireland"])

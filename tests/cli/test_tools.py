@@ -7,10 +7,13 @@ from pathlib import Path
 
 import pytest
 
+import fakeclock
+import rebirth.bench
+from rebirth.bots.mcts import Candidate, MCTSBot
 from rebirth.cli.main import main
-from rebirth.engine.board import builtin_board
 from rebirth.engine.game import Game
 from rebirth.engine.records import make_record
+from rebirth.engine.views import View
 from rebirth.match import Match
 
 DATA = Path(__file__).resolve().parents[2] / "src" / "rebirth" / "data" / "maps"
@@ -36,7 +39,8 @@ def test_replay_json(tmp_path: Path, board: str, players: int,
     cats = {"farms", "settlements", "castles", "missions"}
     cats |= {"ports"} if board == "scotland" else {"offshore", "towers", "public_missions"}
     assert all(set(b) == cats for b in out["breakdown"])
-    assert out["neutral"] == (len(builtin_board(board).blockers) if players == 2 else 0)
+    # S-6: a neutral tile on every blocker hex with 2 players, 32 in Scotland, 24 in Ireland.
+    assert out["neutral"] == ({"scotland": 32, "ireland": 24}[board] if players == 2 else 0)
     assert len(out["placements"]) == sum(out["placed"])
     assert out["setup"] == rec["setup"]
 
@@ -124,11 +128,28 @@ def test_maps_check_shipped_and_broken(tmp_path: Path, capsys: pytest.CaptureFix
     assert "scotland" in capsys.readouterr().out
 
 
-def test_bench_json(capsys: pytest.CaptureFixture[str]) -> None:
+def test_bench_json(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # bench reads a clock that ticks 0.1 s a read: start 0.0, then after each game 0.1, 0.2,
+    # 0.3 >= 0.25 -> 3 games in 0.3 s = 10 games/s. MCTS keeps real time; bench times it
+    # with two reads, 0.1 s apart, so its rate is the iterations it reports times 10.
+    fakeclock.install(monkeypatch, rebirth.bench, 0.1)
+    counts: list[int] = []
+    real_analyse = MCTSBot.analyse
+
+    def analyse(self: MCTSBot, view: View) -> list[Candidate]:
+        out = real_analyse(self, view)
+        counts.append(int(self.last_stats["iterations"]))
+        return out
+
+    monkeypatch.setattr(MCTSBot, "analyse", analyse)
     assert main(["bench", "--board", "scotland", "--players", "3", "--runs", "1",
-                 "--seconds", "0.2", "--json"]) == 0
+                 "--seconds", "0.25", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["games_per_s"] > 0 and out["mcts_iterations_per_s"] > 0
+    assert out["board"] == "scotland" and out["players"] == 3 and out["runs"] == 1
+    assert out["games_per_s"] == pytest.approx(10.0)
+    assert out["min"] == out["max"] == out["games_per_s"]
+    assert len(counts) == 1 and counts[0] >= 1
+    assert out["mcts_iterations_per_s"] == pytest.approx(counts[0] / 0.1)
 
 
 def test_hint_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

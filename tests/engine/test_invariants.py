@@ -5,10 +5,11 @@ action choices drawn by hypothesis."""
 from __future__ import annotations
 
 import json
+import os
 import random
 from collections import Counter
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rebirth.engine.board import builtin_board
@@ -28,7 +29,17 @@ def configs(draw: st.DrawFn) -> tuple[str, int, frozenset[str], int]:
     return board, players, frozenset(variants), seed
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_hypothesis_profile_is_fixed_unless_asked_for_long() -> None:
+    """CI's profile is derandomized (same examples every run); ``long`` is asked for by hand."""
+    current = settings()
+    if os.environ.get("HYPOTHESIS_PROFILE", "ci") in ("ci", ""):
+        assert current.derandomize and current.max_examples == 25 and current.database is None
+    else:
+        assert not current.derandomize and current.max_examples == 2000
+
+
+# Example count and seed come from the profile (tests/conftest.py), not from here.
+@settings(deadline=None)
 @given(cfg=configs(), choices=st.randoms(use_true_random=False))
 def test_invariants_hold_through_a_game(cfg: tuple[str, int, frozenset[str], int],
                                         choices: random.Random) -> None:
