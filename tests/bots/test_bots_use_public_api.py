@@ -1,0 +1,93 @@
+"""Bots use the engine's public surface only (issue 11): no private engine names, no writes
+to a State's tables. Hidden information is redrawn by the engine
+(``State.resample_from_infostate``, :mod:`rebirth.engine.infoset`), never by a bot."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from rebirth.engine.state import State
+
+BOTS = Path(__file__).resolve().parents[2] / "src" / "rebirth" / "bots"
+MUTATORS = frozenset({"append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse",
+                      "setdefault", "update", "add", "discard", "__setitem__"})
+SLOTS = frozenset(s for s in State.__slots__ if not s.startswith("__"))
+
+
+def _root(node: ast.expr) -> ast.expr:
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return node
+
+
+def _state_table(node: ast.expr) -> str | None:
+    """The State slot an attribute/subscript chain reaches on a non-self object, if any."""
+    cur: ast.expr = node
+    found = None
+    while isinstance(cur, ast.Attribute | ast.Subscript):
+        if isinstance(cur, ast.Attribute) and cur.attr in SLOTS:
+            found = cur.attr
+        cur = cur.value
+    if isinstance(cur, ast.Name) and cur.id in ("self", "cls"):
+        return None
+    return found
+
+
+def violations(source: str, name: str = "<src>") -> list[str]:
+    """Every access a bot must not make, as ``file:line: what``."""
+    out: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        where = f"{name}:{getattr(node, 'lineno', 0)}"
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("rebirth.engine"):
+            out += [f"{where}: imports private {a.name}" for a in node.names if a.name.startswith("_")]
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") \
+                and not node.attr.startswith("__"):
+            root = _root(node)
+            if not (isinstance(root, ast.Name) and root.id in ("self", "cls")):
+                out.append(f"{where}: reads private attribute {node.attr}")
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        elif isinstance(node, ast.Delete):
+            targets = list(node.targets)
+        for t in targets:
+            if isinstance(t, ast.Attribute | ast.Subscript) and (slot := _state_table(t)):
+                out.append(f"{where}: writes state table {slot}")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in MUTATORS and (slot := _state_table(node.func.value)):
+            out.append(f"{where}: mutates state table {slot} with {node.func.attr}()")
+    return out
+
+
+def test_bots_use_only_the_public_engine_api() -> None:
+    files = sorted(BOTS.glob("*.py"))
+    assert len(files) >= 7
+    found = [v for f in files for v in violations(f.read_text(encoding="utf-8"), f.name)]
+    assert found == []
+
+
+def test_the_scan_finds_what_it_forbids() -> None:
+    bad = """
+from rebirth.engine.state import _LIST_OF_KIND
+def f(state, rng):
+    state.hand = [1]
+    state.supply[0] = []
+    state.aside[1].append(3)
+    state.deck_pos += 1
+    x = state._events
+    del twin.secret[0]
+"""
+    found = violations(bad)
+    assert len(found) == 7, found
+    ok = """
+def f(self, state, best, kids):
+    best.append(1)
+    kids[3] = 2
+    self.rng = None
+    n = state.hand[0] + len(state.free[2])
+    st = state.resample_from_infostate(0, None)
+"""
+    assert violations(ok) == []
