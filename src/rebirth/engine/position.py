@@ -425,8 +425,14 @@ def _parse(data: Any) -> Position:
 # -------------------------------------------------------------- validation
 
 
-def _struct_name(s: Structure) -> tuple[str, str]:
-    return (f"{s.kind} {s.name['en']} (hex {s.label})", f"{s.name['de']} (Feld {s.label})")
+_KIND_DE = {"castle": "Burg", "cathedral": "Kathedrale", "tower": "Rundturm"}
+
+
+def _struct_name(s: Structure, *, at: bool = True) -> tuple[str, str]:
+    """A structure as messages name it: kind, name and (with ``at``) its hex."""
+    en = f"{s.kind} {s.name['en']}"
+    de = f"{_KIND_DE.get(s.kind, s.kind)} {s.name['de']}"
+    return (f"{en} (hex {s.label})", f"{de} (Feld {s.label})") if at else (en, de)
 
 
 def _check(game: Game, pos: Position) -> None:
@@ -459,7 +465,7 @@ def _check(game: Game, pos: Position) -> None:
         h = b.by_label.get(label)
         if h is None:
             if label in structs:
-                en, de = _struct_name(structs[label])
+                en, de = _struct_name(structs[label], at=False)
                 raise PositionError(f"hex {t.hex} is the {en}, not a tile space",
                                     f"Feld {t.hex} ist {de}, kein Plättchenfeld")
             raise PositionError(f"hex {t.hex} does not exist on this board",
@@ -807,8 +813,9 @@ def load_position(state: State, pos: Position) -> None:
             st.occ[h] = t.seat
             st.tile[h] = TILE_CODES.index(str(t.tile))
     st.holder = [-1] * len(b.castles)
+    castle_ix = {c.id: c.index for c in b.castles}
     for cid, q in pos.castles:
-        st.holder[b.castle(cid).index] = q
+        st.holder[castle_ix[cid]] = q
     last = {d: q for d, q in pos.district_last}
     st.dlast = [-1] * len(b.districts)
     for d in b.districts:
@@ -928,7 +935,7 @@ def preview(game: Game, position: Position, seat: int, tile: str, hex_label: str
     if h is None:
         structs = {s.label: s for s in (*b.castles, *b.cathedrals, *b.towers)}
         if label in structs:
-            en, de = _struct_name(structs[label])
+            en, de = _struct_name(structs[label], at=False)
             raise IllegalActionError(f"hex {label} is the {en}, not a tile space",
                                      f"Feld {label} ist {de}, kein Plättchenfeld")
         raise IllegalActionError(f"hex {label} does not exist on this board",
