@@ -76,7 +76,7 @@ EXACT = {
     # Public scores, missions and turn facts.
     "score", "cat", "display", "fulfilled", "first_paid", "marks", "tokens_on_towers", "ccond",
     "discarded", "known_aside", "returned", "history", "extra_tile", "pending_extra", "pending_double",
-    "turn", "phase", "cur", "done", "winners_", "n", "board", "game", "chance_feed", "_events",
+    "turn", "phase", "cur", "done", "winners_", "n", "board", "game", "_events",
 }
 CANONICAL = {"uf_parent", "uf_size", "free", "pos"}
 """Same meaning, not the same bytes: farm groups as a partition, free lists as sets."""
@@ -149,7 +149,7 @@ def test_determinized_state_matches_every_table(board: str, players: int) -> Non
         rng = random.Random(seed)
         k = 0
         while not state.is_terminal():
-            if k % 17 == 5:
+            if k % 17 == 5 and not state.is_chance_node():
                 seat = state.current_player
                 twin = determinize(game, state.view(seat), random.Random(k))
                 assert_same_tables(twin, state, seat)

@@ -42,6 +42,9 @@ def determinize(game: Game, view: View, rng: random.Random) -> State:
         raise ViewError("the view is of another game")
     if view.phase == "end":
         raise ViewError("the game is over: nothing to determinize")
+    if view.phase not in ("place", "extra", "mark"):
+        # At a chance node nobody acts: determinize once the outcome is applied.
+        raise ViewError(f"no seat acts in phase {view.phase!r}: nothing to determinize")
     me = view.seat
     ireland = b.is_ireland
     tiles, _ = starting_tiles(n)
