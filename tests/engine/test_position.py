@@ -192,6 +192,25 @@ def test_documented_example_parses_and_scores_as_documented() -> None:
     assert not end.missions_scored
 
 
+@pytest.mark.parametrize(("variants", "order"), [([], (0, 1)), (["medium_completer_wins"], (1, 0))])
+def test_T4_standings_break_a_tie_against_the_completer(variants: list[str], order: tuple[int, ...]) -> None:
+    """Kirkwall completed by seat 1 on a tie 3:3: the completer loses it (T-4), or wins it with
+    the medium_completer_wins variant; the events say so."""
+    game = Game.create("scotland", 3, variants)
+    pos = Position.from_json(with_json(
+        variants=variants, tiles=tiles_plus({"hex": "M3", "seat": 1, "tile": "S3"}),
+        district_last={"kirkwall": 1, "stornoway": 1, "tobermory": 1},
+        cathedrals={"st_magnus": [0, 1]}))
+    kirkwall = next(d for d in settlement_standings(game, pos) if d.district == "kirkwall")
+    assert kirkwall.complete and kirkwall.tied and kirkwall.last_placer == 1
+    assert kirkwall.influence == (3, 3, 0) and kirkwall.order == order
+    pts = [0, 0, 0]
+    pts[order[0]], pts[order[1]] = 5, 3
+    assert kirkwall.points == tuple(pts)
+    want = [(order[0], 5, "T-4"), (order[1], 3, "T-4")]
+    assert [(e.seat, e.points, e.rule) for e in kirkwall.events] == want
+
+
 # --------------------------------------------------------------------- refusals
 
 
@@ -377,7 +396,7 @@ def positions(draw: st.DrawFn) -> Position:
     )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(positions())
 def test_json_round_trip_is_the_identity(pos: Position) -> None:
     """from_json(to_json(p)) == p, through JSON text too."""

@@ -21,7 +21,7 @@ position and run the engine's own code on it, so no rule is written twice.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from rebirth.engine.board import SETTLEMENT, SPACE_KINDS, Board, Structure
@@ -220,16 +220,16 @@ class Position:
         """A live state at this position with ``to_move`` to act next.
 
         A position holds no hidden facts, so: every seat's supply is its tiles not on
-        the board, in code order (S-1, S-2), nothing is set aside, and the mission
-        deck holds ``deck_count`` of the cards that are neither displayed nor known
-        secrets. If no seat has a tile left, the game ends at once (E-1, E-2).
+        the board, in code order (S-1, S-2), nothing is set aside, the mission deck
+        holds ``deck_count`` of the cards that are neither displayed nor known secrets,
+        and the turn counter starts at 0. If no seat has a tile left, the game ends at
+        once (E-1, E-2).
         """
         st = _checked_state(game, self)
         if not 0 <= to_move < st.n:
             raise PositionError(f"to_move: {to_move} is not a seat of 0..{st.n - 1}",
                                 f"to_move: {to_move} ist kein Sitz von 0..{st.n - 1}")
         st.cur = to_move
-        st.turn = sum(st.placed)
         for q in range(st.n):
             st._draw(q)
         st._start_turn()
@@ -967,7 +967,8 @@ def preview(game: Game, position: Position, seat: int, tile: str, hex_label: str
         extra_tiles=st.pending_extra,
         x2_markers=st.pending_double,
         events=events,
-        after=Position.from_state(st, secrets=position.secrets is not None),
+        # The card a cathedral or tower would draw is unknown: the secrets stay as they were.
+        after=replace(Position.from_state(st), secrets=position.secrets),
     )
 
 
