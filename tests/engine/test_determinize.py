@@ -10,6 +10,8 @@ from engine.ireland_kit import act, start, token
 from mapkit import make_board
 from rebirth.engine.determinize import ViewError, determinize
 from rebirth.engine.game import Game
+from rebirth.engine.position import rebuild_tables
+from rebirth.engine.state import State
 from rebirth.engine.tiles import parse_tile
 
 
@@ -63,3 +65,110 @@ def test_terminal_and_foreign_views_are_refused() -> None:
         state.apply_id(state.random_action_id(rng))
     with pytest.raises(ViewError, match="over"):
         determinize(game, state.view(0), random.Random(0))
+
+
+# Every slot of State, by how a determinized twin must match the real state. A new slot
+# fails the test below until it is put in one of these groups.
+EXACT = {
+    # The public board and every table derived from it (rebuilt by rebuild_tables).
+    "occ", "tile", "dfill", "dlast", "infl", "cadj", "cfarm", "holder", "held", "cath", "tmask",
+    "towers_seen", "rcount", "maxgroup", "dfirst", "nfarm_off", "placed",
+    # Public scores, missions and turn facts.
+    "score", "cat", "display", "fulfilled", "first_paid", "marks", "tokens_on_towers", "ccond",
+    "discarded", "known_aside", "returned", "history", "extra_tile", "pending_extra", "pending_double",
+    "turn", "phase", "cur", "done", "winners_", "n", "board", "game", "_events",
+}
+CANONICAL = {"uf_parent", "uf_size", "free", "pos"}
+"""Same meaning, not the same bytes: farm groups as a partition, free lists as sets."""
+HIDDEN = {"supply", "sptr", "hand", "aside", "deck", "deck_pos", "missions", "secret"}
+"""Sampled: only the counts (and the seat's own items) must match."""
+NOT_STATE = {"rng", "setup", "hjson", "initial_events", "final_events"}
+"""Not part of the position: the RNG, how the game was dealt, caches and event logs."""
+
+
+def groups(state: State) -> list[tuple[int, int]]:
+    """Per space: (smallest space of its farm group, group size); the union-find's meaning."""
+    parent, size = state.uf_parent, state.uf_size
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    members: dict[int, list[int]] = {}
+    for h in range(len(parent)):
+        members.setdefault(find(h), []).append(h)
+    out = [(0, 0)] * len(parent)
+    for root, ms in members.items():
+        assert size[root] == len(ms)
+        for h in ms:
+            out[h] = (min(ms), len(ms))
+    return out
+
+
+def free_sets(state: State) -> list[set[int]]:
+    for lst in state.free:
+        for i, h in enumerate(lst):
+            assert state.pos[h] == i, "pos must index the free list"
+    return [set(lst) for lst in state.free]
+
+
+def assert_same_tables(twin: State, real: State, seat: int | None) -> None:
+    """Every slot of twin matches real as its group says."""
+    assert set(State.__slots__) == EXACT | CANONICAL | HIDDEN | NOT_STATE, "classify the new slot"
+    for name in sorted(EXACT):
+        assert getattr(twin, name) == getattr(real, name), name
+    assert groups(twin) == groups(real)
+    assert free_sets(twin) == free_sets(real)
+    n = real.n
+    ireland = real.board.is_ireland
+    own = "secret" if ireland else "missions"
+    assert len(twin.deck) - twin.deck_pos == len(real.deck) - real.deck_pos
+    for q in range(n):
+        assert len(twin.supply[q]) - twin.sptr[q] == len(real.supply[q]) - real.sptr[q]
+        assert (twin.hand[q] >= 0) == (real.hand[q] >= 0)
+        assert len(twin.aside[q]) == len(real.aside[q])
+        assert len(getattr(twin, own)[q]) == len(getattr(real, own)[q])
+        if q == seat:
+            assert twin.hand[q] == real.hand[q]
+            assert getattr(twin, own)[q] == getattr(real, own)[q]
+            if not ireland:
+                # Scotland's owner knows their set-aside tiles (S-4), so also what is left to draw;
+                # Ireland's are face down (I-7), even to their owner.
+                assert twin.aside[q] == real.aside[q]
+                assert sorted(twin.supply[q][twin.sptr[q]:]) == sorted(real.supply[q][real.sptr[q]:])
+
+
+@pytest.mark.parametrize("board", ["scotland", "ireland"])
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_determinized_state_matches_every_table(board: str, players: int) -> None:
+    """All derived tables of a state rebuilt from a view equal the original (T-, C-, K-, I-)."""
+    game = Game.create(board, players)
+    for seed in range(4):
+        state = game.new_state(seed)
+        rng = random.Random(seed)
+        k = 0
+        while not state.is_terminal():
+            if k % 17 == 5 and not state.is_chance_node():
+                seat = state.current_player
+                twin = determinize(game, state.view(seat), random.Random(k))
+                assert_same_tables(twin, state, seat)
+                assert sorted(twin.legal_action_ids()) == sorted(state.legal_action_ids())
+            state.apply_id(state.random_action_id(rng))
+            k += 1
+
+
+@pytest.mark.parametrize("board", ["scotland", "ireland"])
+def test_rebuild_tables_restores_every_derived_table(board: str) -> None:
+    """rebuild_tables on a copy whose derived tables are wiped gives back the original ones."""
+    game = Game.create(board, 3)
+    state = game.new_state(7)
+    rng = random.Random(7)
+    for _ in range(60):
+        state.apply_id(state.random_action_id(rng))
+    twin = state.clone()
+    for name in ("uf_parent", "uf_size", "free", "pos", "dfill", "infl", "rcount", "cadj", "cfarm",
+                 "held", "cath", "tmask", "towers_seen", "maxgroup", "dfirst", "nfarm_off", "placed"):
+        setattr(twin, name, [])
+    rebuild_tables(twin)
+    assert_same_tables(twin, state, state.current_player)

@@ -12,19 +12,10 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from rebirth.engine.board import SETTLEMENT
 from rebirth.engine.game import Game, Setup
-from rebirth.engine.state import (
-    _LIST_OF_KIND,
-    CATEGORIES,
-    NCAT,
-    PHASE_EXTRA,
-    PHASE_MARK,
-    PHASE_PLACE,
-    State,
-    rank_order,
-)
-from rebirth.engine.tiles import NEUTRAL, parse_tile, starting_tiles
+from rebirth.engine.position import Position, load_position
+from rebirth.engine.state import PHASE_EXTRA, PHASE_MARK, PHASE_PLACE, State
+from rebirth.engine.tiles import parse_tile, starting_tiles
 from rebirth.engine.views import PHASES, View
 
 
@@ -51,6 +42,9 @@ def determinize(game: Game, view: View, rng: random.Random) -> State:
         raise ViewError("the view is of another game")
     if view.phase == "end":
         raise ViewError("the game is over: nothing to determinize")
+    if view.phase not in ("place", "extra", "mark"):
+        # At a chance node nobody acts: determinize once the outcome is applied.
+        raise ViewError(f"no seat acts in phase {view.phase!r}: nothing to determinize")
     me = view.seat
     ireland = b.is_ireland
     tiles, _ = starting_tiles(n)
@@ -130,97 +124,9 @@ def determinize(game: Game, view: View, rng: random.Random) -> State:
     else:
         st.missions = [[card_ix[c] for c in s] for s in secret]
 
-    # The board.
-    occ = [o for o, _ in view.spaces]
-    tile = [parse_tile(c) if c is not None else -1 for _, c in view.spaces]
-    st.occ = occ
-    st.tile = tile
-    st.free = [[], [], [], []]
-    for s in b.spaces:
-        if occ[s.index] == -1:
-            lst = st.free[_LIST_OF_KIND[s.kind]]
-            st.pos[s.index] = len(lst)
-            lst.append(s.index)
-    parent = st.uf_parent = list(range(len(b.spaces)))
-    size = st.uf_size = [1] * len(b.spaces)
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    st.maxgroup = [0] * n
-    st.rcount = [0] * (len(b.regions) * n)
-    st.nfarm_off = [0] * n
-    st.infl = [0] * (len(b.districts) * n)
-    st.dfill = [0] * len(b.districts)
-    for s in b.spaces:
-        h = s.index
-        p = occ[h]
-        if p < 0 or p == NEUTRAL:
-            continue
-        t = tile[h]
-        st.rcount[s.region * n + p] += 1
-        if t < 2:
-            if s.offshore:
-                st.nfarm_off[p] += 1
-            for nb in b.nbrs[h]:
-                if occ[nb] == p and tile[nb] == t:
-                    a, c = find(h), find(nb)
-                    if a != c:
-                        if size[a] < size[c]:
-                            a, c = c, a
-                        parent[c] = a
-                        size[a] += size[c]
-        else:
-            st.infl[s.district * n + p] += t - 1
-            st.dfill[s.district] += 1
-    for s in b.spaces:
-        p = occ[s.index]
-        if 0 <= p < n and tile[s.index] < 2:
-            st.maxgroup[p] = max(st.maxgroup[p], size[find(s.index)])
-    st.dlast = [-1] * len(b.districts)
-    for entry in view.history:
-        if "seat" in entry:
-            h_ = b.by_label.get(str(entry["action"]))
-            if h_ is not None and b.spaces[h_].kind == SETTLEMENT:
-                st.dlast[b.spaces[h_].district] = int(entry["seat"])
-    st.dfirst = [0] * n
-    if ireland:
-        for d, dist in enumerate(b.districts):
-            if dist.size > 1 and st.dfill[d] == dist.size:
-                present = [q for q in range(n) if st.infl[d * n + q] > 0]
-                rank_order(present, st.infl, d * n, st.dlast[d], n,
-                           dist.size == 2 and "medium_completer_wins" in game.variants)
-                if present:
-                    st.dfirst[present[0]] += 1
-    st.cadj = [0] * (len(b.castles) * n)
-    st.cfarm = [0] * (len(b.castles) * n)
-    for castle in b.castles:
-        for h in castle.spaces:
-            p = occ[h]
-            if 0 <= p < n:
-                st.cadj[castle.index * n + p] += 1
-                if tile[h] < 2:
-                    st.cfarm[castle.index * n + p] += 1
-    st.holder = list(view.castle_holders)
-    st.held = [sum(1 for x in st.holder if x == q) for q in range(n)]
-    st.cath = [sum(1 << q for q in pieces) for pieces in view.cathedral_pieces]
-    st.tmask = [sum(1 << q for q in visits) for visits in view.tower_visits]
-    st.towers_seen = [sum(1 for m in st.tmask if m >> q & 1) for q in range(n)]
-    st.score = list(view.scores)
-    st.cat = [0] * (NCAT * n)
-    for q in range(n):
-        for cat_name, v in view.breakdown[q].items():
-            st.cat[CATEGORIES.index(cat_name) * n + q] = v
-    for m_id, who in view.fulfilled.items():
-        m = card_ix[m_id]
-        st.fulfilled[m] = sum(1 << q for q in who)
-        st.first_paid[m] = bool(who)
-    st.marks = [[card_ix[c] for c in ms] for ms in view.marks]
+    # The public board, and every table derived from it, as positions are loaded.
+    load_position(st, Position.from_view(view, b))
     st.discarded = [[parse_tile(c) for c in d] for d in view.discarded]
-    st.placed = list(view.placed)
     st.pending_extra = view.pending_extra
     st.pending_double = view.pending_double
     st.extra_tile = extra
