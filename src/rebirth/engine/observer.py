@@ -154,10 +154,18 @@ class Observer:
 
     def encode(self, view: View) -> list[float]:
         """The observation vector of ``view`` (:attr:`size` floats)."""
+        x = [0.0] * self.size
+        for i, v in self.sparse(view).items():
+            x[i] = v
+        return x
+
+    def sparse(self, view: View) -> dict[int, float]:
+        """The entries of :meth:`encode` that may be non-zero, by index (most of the vector is
+        zero: filling a zeroed array from this is the fast path of ``rebirth.env``)."""
         self._check(view)
         n = self.n
         me = view.seat if view.seat is not None else 0
-        x = [0.0] * self.size
+        x: dict[int, float] = {}
         o = self._offset
 
         def rel(q: int) -> int:
@@ -186,11 +194,11 @@ class Observer:
             x[o["set_aside_counts"] + r] = view.set_aside_counts[q] / self._set_aside
             x[o["mission_counts"] + r] = view.mission_counts[q] / max(1, self.num_cards)
             x[o["placed"] + r] = view.placed[q] / self._tiles_per_seat
-            for t in view.discarded[q]:
-                x[o["discarded"] + r * NUM_TILE_KINDS + tix[t]] += 1.0 / self._tiles_per_seat
+            # Count first, divide once: repeated += 1/k could creep past 1.0.
+            self._counts(x, o["discarded"] + r * NUM_TILE_KINDS, view.discarded[q],
+                         self._tiles_per_seat)
             seen = view.public_set_aside[q] if view.public_set_aside else view.known_set_aside[q]
-            for t in seen:
-                x[o["public_set_aside"] + r * NUM_TILE_KINDS + tix[t]] += 1.0 / self._set_aside
+            self._counts(x, o["public_set_aside"] + r * NUM_TILE_KINDS, seen, self._set_aside)
         for c, holder in enumerate(view.castle_holders):
             at = o["castle_holders"] + c * (n + 1)
             x[at + (rel(holder) if holder >= 0 else n)] = 1.0
@@ -208,8 +216,7 @@ class Observer:
             x[o["hand"] + tix[view.hand]] = 1.0
         if view.seat is not None and len(view.set_aside) == view.set_aside_counts[view.seat]:
             x[o["own_set_aside_visible"]] = 1.0
-            for t in view.set_aside:
-                x[o["own_set_aside"] + tix[t]] += 1.0 / self._set_aside
+            self._counts(x, o["own_set_aside"], view.set_aside, self._set_aside)
         cix = self._card_ix
         for cid in view.missions:
             x[o["own_missions"] + cix[cid]] = 1.0
@@ -232,6 +239,16 @@ class Observer:
         for q in view.winners:
             x[o["winners"] + rel(q)] = 1.0
         return x
+
+    def _counts(self, x: dict[int, float], at: int, codes: tuple[str, ...], scale: int) -> None:
+        """Write the per-kind counts of ``codes`` / ``scale`` at ``x[at:at+6]``."""
+        if not codes:
+            return
+        c = [0] * NUM_TILE_KINDS
+        for t in codes:
+            c[self._tile_ix[t]] += 1
+        for k in range(NUM_TILE_KINDS):
+            x[at + k] = c[k] / scale
 
     # ------------------------------------------------------------------ debugging
 
