@@ -118,7 +118,7 @@ def test_rewards_margin_and_win_E3(board: str) -> None:
         assert s.is_terminal()
         for q in range(3):
             if scheme == "margin":
-                want = s.score[q] - max(s.score[o] for o in range(3) if o != q)
+                want = float(s.score[q] - max(s.score[o] for o in range(3) if o != q))
             else:
                 want = s.returns()[q]
             assert final[f"player_{q}"] == want
