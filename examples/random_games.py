@@ -24,6 +24,7 @@ def run(games: int, board: str, players: int, seed: int, reward: str) -> dict[st
     steps = 0
     total_reward = dict.fromkeys(e.possible_agents, 0.0)
     start = time.perf_counter()
+    cpu_start = time.process_time()
     for g in range(games):
         e.reset(seed=seed + g)
         for agent in e.agent_iter():
@@ -36,9 +37,11 @@ def run(games: int, board: str, players: int, seed: int, reward: str) -> dict[st
             e.step(int(legal[rng.randrange(len(legal))]))
             steps += 1
     elapsed = time.perf_counter() - start
+    cpu = time.process_time() - cpu_start
     e.close()
     out = {"games": float(games), "steps": float(steps), "seconds": elapsed,
-           "steps_per_s": steps / elapsed, "games_per_s": games / elapsed}
+           "steps_per_s": steps / elapsed, "games_per_s": games / elapsed,
+           "cpu_seconds": cpu, "steps_per_cpu_s": steps / cpu}
     for agent, r in total_reward.items():
         out[f"mean_reward_{agent}"] = r / games
     return out
@@ -58,6 +61,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{a.board} {a.players}p: {int(r['games'])} games, {int(r['steps'])} agent steps "
           f"in {r['seconds']:.1f} s")
     print(f"steps/s {r['steps_per_s']:.0f}  games/s {r['games_per_s']:.1f}")
+    # On a shared machine wall time includes waiting; CPU time does not.
+    print(f"cpu {r['cpu_seconds']:.1f} s  steps per cpu-second {r['steps_per_cpu_s']:.0f}")
     print("mean reward (" + a.reward + "): " + ", ".join(
         f"{k.removeprefix('mean_reward_')}={v:+.2f}" for k, v in r.items() if k.startswith("mean_reward_")))
 
