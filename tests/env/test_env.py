@@ -173,3 +173,19 @@ def test_bad_configuration_is_refused_and_render() -> None:
     text = e.render()
     assert isinstance(text, str) and "view of spectator" in text
     assert raw_env("scotland", 3).render() is None
+
+
+def test_random_games_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "random_games.py"
+    spec = importlib.util.spec_from_file_location("random_games", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(["--games", "2", "--board", "ireland", "--players", "2", "--reward", "win"])
+    out = capsys.readouterr().out
+    assert "ireland 2p: 2 games" in out and "steps/s" in out and "games/s" in out
+    with pytest.raises(SystemExit):
+        module.main(["--games", "0"])

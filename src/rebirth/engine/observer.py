@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from rebirth.engine.game import Game
+from rebirth.engine.game import DISPLAY_SIZE, Game
 from rebirth.engine.state import CHANCE, TERMINAL
 from rebirth.engine.tiles import NEUTRAL, TILE_CODES, starting_tiles
 from rebirth.engine.views import PHASES, View
@@ -61,7 +61,7 @@ class Observer:
         tiles, _ = starting_tiles(n)
         self._tiles_per_seat = len(tiles)
         self._set_aside = game.set_aside_count
-        self._deck_size = max(1, self.num_cards - (8 if b.is_ireland else 0))
+        self._deck_size = max(1, self.num_cards - (DISPLAY_SIZE if b.is_ireland else 0))
         nb_kind = 2 + n * NUM_TILE_KINDS
         self._space_width = nb_kind
         specs: list[tuple[str, int, str, float]] = [
