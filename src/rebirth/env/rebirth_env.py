@@ -1,0 +1,235 @@
+"""Rebirth as a PettingZoo AEC environment (needs the ``rl`` extra: pettingzoo, gymnasium, numpy).
+
+========================  ==========================================================
+Agents                    ``player_0`` .. ``player_{n-1}`` (seat numbers), 2 to 4
+Action space              ``Discrete(game.num_actions)``: ids of ``game.codec``
+                          (place on space i; put an x2 marker on card c, Ireland I-8)
+Observation               ``{"observation": float32[observer.size],
+                          "action_mask": int8[num_actions]}``
+Observation values        see ``docs/observations.md`` (0..1, scores 0..10)
+Rewards                   0 until the game ends, then by ``reward``:
+                          ``"margin"``: own score minus the best other score;
+                          ``"win"``: the win share (1/k for each of k winners, else 0)
+========================  ==========================================================
+
+Turns do not simply rotate: an extra tile (I-7) or x2 marker (I-8) keeps the same
+player, so ``agent_selection`` is always the seat the rules say moves next. Chance
+(the reveal of an extra tile, I-7) never reaches an agent: the environment draws the
+outcome with its own random generator, seeded by ``reset(seed=...)``, right after the
+action that caused it. The same seed gives the same deal, the same chance outcomes and
+so the same trajectory for the same actions.
+
+The observation comes from ``state.view(seat)`` through
+:class:`rebirth.engine.observer.Observer` and nothing else, so no agent sees another
+seat's hidden tiles or missions. An action outside the mask raises
+:class:`IllegalActionError` and changes nothing (``env(illegal_reward=-1)`` instead ends
+the game with that reward for the offender, as PettingZoo's classic games do).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from rebirth.engine.actions import IllegalActionError
+from rebirth.engine.game import Game
+from rebirth.engine.observer import Observer
+
+REWARDS = ("margin", "win")
+"""The reward schemes of :class:`raw_env` (see the module doc)."""
+RENDER_MODES = ("human", "ansi")
+
+
+def env(
+    board: str = "scotland",
+    players: int = 3,
+    variants: tuple[str, ...] | list[str] | frozenset[str] = (),
+    reward: str = "margin",
+    render_mode: str | None = None,
+    illegal_reward: float | None = None,
+) -> Any:
+    """The environment with PettingZoo's usual wrappers (bounds and call-order checks).
+
+    ``illegal_reward`` None: an illegal action raises :class:`IllegalActionError`;
+    a number: it ends the game with that reward for the offender (TerminateIllegalWrapper).
+    """
+    e: Any = raw_env(board, players, variants, reward, render_mode)
+    if illegal_reward is not None:
+        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+def _agent(seat: int) -> str:
+    return f"player_{seat}"
+
+
+class raw_env(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type information
+    """The unwrapped AEC environment of one board, player count and set of variants."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": list(RENDER_MODES),
+        "name": "rebirth_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        board: str = "scotland",
+        players: int = 3,
+        variants: tuple[str, ...] | list[str] | frozenset[str] = (),
+        reward: str = "margin",
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        if reward not in REWARDS:
+            raise ValueError(
+                f"reward must be one of {', '.join(REWARDS)}, not {reward!r} / "
+                f"reward muss {' oder '.join(REWARDS)} sein, nicht {reward!r}"
+            )
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(
+                f"render_mode must be None or one of {', '.join(RENDER_MODES)}, not {render_mode!r} / "
+                f"render_mode muss None oder {' oder '.join(RENDER_MODES)} sein"
+            )
+        self.game = Game.create(board, players, tuple(variants))
+        self.observer = Observer(self.game)
+        self.reward_scheme = reward
+        self.render_mode = render_mode
+        self.num_actions = self.game.num_actions
+        self.possible_agents = [_agent(q) for q in range(players)]
+        self.agents = self.possible_agents[:]
+        self._seat = {a: q for q, a in enumerate(self.possible_agents)}
+        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        low = np.array(self.observer.low, dtype=np.float32)
+        high = np.array(self.observer.high, dtype=np.float32)
+        self.observation_spaces = {
+            a: spaces.Dict({
+                "observation": spaces.Box(low=low, high=high, dtype=np.float32),
+                "action_mask": spaces.Box(low=0, high=1, shape=(self.num_actions,), dtype=np.int8),
+            })
+            for a in self.possible_agents
+        }
+        # Seeded by reset(seed=...); until then from the OS, as gymnasium does.
+        self._rng = random.Random()
+        self.game_state = self.game.new_state(self._rng.getrandbits(64))
+        self._obs_cache: dict[str, dict[str, Any]] = {}
+        self._init_dicts()
+        self.agent_selection = _agent(self.game_state.current_player)
+
+    # ---------------------------------------------------------------- spaces
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """The (cached) observation space of ``agent``."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        """The (cached) action space of ``agent``."""
+        return self.action_spaces[agent]
+
+    # ---------------------------------------------------------------- the loop
+
+    def _init_dicts(self) -> None:
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """A new deal. With ``seed`` the deal and every later chance outcome follow from it;
+        without, the generator goes on from the previous game."""
+        if seed is not None:
+            self._rng = random.Random(seed)
+        self.game_state = self.game.new_state(self._rng.getrandbits(64))
+        self._resolve_chance()
+        self._obs_cache = {}
+        self._init_dicts()
+        self.agent_selection = _agent(self.game_state.current_player)
+
+    def _resolve_chance(self) -> None:
+        s = self.game_state
+        while s.is_chance_node():
+            s.apply_id(s.sample_chance(self._rng))
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        """``{"observation": float32 vector, "action_mask": int8 vector}`` of ``agent``'s view
+        (the mask is all zeros unless ``agent`` is to move)."""
+        cached = self._obs_cache.get(agent)
+        if cached is not None:
+            return cached
+        view = self.game_state.view(self._seat[agent])
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        if view.legal_action_ids:
+            mask[list(view.legal_action_ids)] = 1
+        obs = np.zeros(self.observer.size, dtype=np.float32)
+        entries = self.observer.sparse(view)
+        obs[list(entries)] = list(entries.values())
+        out = {"observation": obs, "action_mask": mask}
+        self._obs_cache[agent] = out
+        return out
+
+    def step(self, action: Any) -> None:
+        """Apply the selected agent's action id; chance that follows is resolved at once."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        s = self.game_state
+        if action is None:
+            raise IllegalActionError(f"{agent} must act: None is only for finished agents",
+                                     f"{agent} ist am Zug: None gilt nur für beendete Agenten")
+        aid = int(action)
+        legal = s.legal_action_ids()
+        if aid not in legal:
+            what = self.game.codec.text(aid) if 0 <= aid < self.num_actions else "no action"
+            raise IllegalActionError(
+                f"action {aid} ({what}) is not legal for {agent} now; legal ids: {sorted(legal)}",
+                f"Aktion {aid} ({what}) ist für {agent} jetzt nicht erlaubt; erlaubt: {sorted(legal)}",
+            )
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        s.apply_id(aid)
+        self._resolve_chance()
+        self._obs_cache = {}
+        if s.is_terminal():
+            self._finish()
+        else:
+            self.agent_selection = _agent(s.current_player)
+        if self.render_mode == "human":
+            self.render()
+
+    def _finish(self) -> None:
+        s = self.game_state
+        n = s.n
+        if self.reward_scheme == "win":
+            values = s.returns()
+        else:
+            values = [float(s.score[q] - max(s.score[o] for o in range(n) if o != q)) for q in range(n)]
+        for q in range(n):
+            self.rewards[_agent(q)] = values[q]
+        self.terminations = dict.fromkeys(self.agents, True)
+        self._accumulate_rewards()
+
+    # ---------------------------------------------------------------- display
+
+    def render(self) -> str | None:
+        """The public position as text (a spectator's view): printed for ``"human"``,
+        returned for ``"ansi"``."""
+        if self.render_mode is None:
+            return None
+        text = self.observer.string_from(self.game_state.view(None))
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        """Nothing to release."""
