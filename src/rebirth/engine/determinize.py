@@ -13,6 +13,7 @@ import random
 from collections import Counter
 
 from rebirth.engine.game import Game, Setup
+from rebirth.engine.infoset import Visibility
 from rebirth.engine.position import Position, load_position
 from rebirth.engine.state import PHASE_EXTRA, PHASE_MARK, PHASE_PLACE, State
 from rebirth.engine.tiles import parse_tile, starting_tiles
@@ -46,7 +47,7 @@ def determinize(game: Game, view: View, rng: random.Random) -> State:
         # At a chance node nobody acts: determinize once the outcome is applied.
         raise ViewError(f"no seat acts in phase {view.phase!r}: nothing to determinize")
     me = view.seat
-    ireland = b.is_ireland
+    vis = Visibility.of(game)
     tiles, _ = starting_tiles(n)
     full = Counter(tiles)
 
@@ -65,10 +66,10 @@ def determinize(game: Game, view: View, rng: random.Random) -> State:
         if extra >= 0 and q == view.current_player:
             used.append(extra)
         known_aside: list[int] | None = None
-        if view.public_set_aside:
-            known_aside = [parse_tile(c) for c in view.public_set_aside[q]]
-        if q == me and (view.set_aside or not ireland or "ireland_set_aside_known" in view.variants):
-            known_aside = [parse_tile(c) for c in view.set_aside]
+        if vis.sees_set_aside(me, q):
+            # The one visibility rule set (infoset): the view then lists these tiles.
+            codes = view.set_aside if q == me else view.public_set_aside[q]
+            known_aside = [parse_tile(c) for c in codes]
         if q == me and view.hand is not None:
             used.append(parse_tile(view.hand))
             hands[q] = parse_tile(view.hand)
@@ -119,7 +120,7 @@ def determinize(game: Game, view: View, rng: random.Random) -> State:
     card_ix = {c.id: c.index for c in game.cards}
     st.hand = hands
     st.sptr = [1 if hands[q] >= 0 else 0 for q in range(n)]
-    if ireland:
+    if vis.ireland:
         st.secret = [[card_ix[c] for c in s] for s in secret]
     else:
         st.missions = [[card_ix[c] for c in s] for s in secret]
