@@ -10,6 +10,7 @@ from typing import Any
 from engine.scotland_kit import board, cards, castle_card, region_card, start
 from rebirth.engine.actions import Mark, Place, Reveal, parse_action
 from rebirth.engine.events import Event
+from rebirth.engine.position import Position
 from rebirth.engine.state import State
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "api.md"
@@ -34,12 +35,14 @@ F S:a S:b^ B
 
 def test_api_examples_are_real_output() -> None:
     ex = examples()
-    assert set(ex) == {"view", "event-owner", "event-other"}
+    assert set(ex) == {"view", "event-owner", "event-other", "position"}
     state, events = scripted()
     assert ex["view"] == state.view(0).to_json()
     cathedral = next(e for e in events if e.rule == "K-1")
     assert ex["event-owner"] == cathedral.to_json(1)
     assert ex["event-other"] == cathedral.to_json(0) == cathedral.to_json(None)
+    assert ex["position"] == Position.from_state(state).to_json()
+    assert Position.from_json(ex["position"]) == Position.from_state(state)
 
 
 def test_action_texts_and_ids_of_the_table() -> None:
