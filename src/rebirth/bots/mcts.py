@@ -45,9 +45,6 @@ def fast_policy(state: State, rng: random.Random, epsilon: float = 0.1) -> int:
     t = state.tile_to_place
     p = state.cur
     free = state.free
-    occ = state.occ
-    tile = state.tile
-    nbrs = state.board.nbrs
     if t >= 2:
         cands = free[L_SETTLE]
         spaces = state.board.spaces
@@ -78,25 +75,7 @@ def fast_policy(state: State, rng: random.Random, epsilon: float = 0.1) -> int:
     own = free[L_ENERGY if t == 0 else L_FOOD]
     either = free[L_EITHER]
     cands = own + either if (own or either) else free[L_FOOD if t == 0 else L_ENERGY]
-    parent = state.uf_parent
-    size = state.uf_size
-    best_g = -1
-    best = []
-    for h in cands:
-        g = 1
-        roots: list[int] = []
-        for nb in nbrs[h]:
-            if occ[nb] == p and tile[nb] == t:
-                r = nb
-                while parent[r] != r:
-                    r = parent[r]
-                if r not in roots:
-                    roots.append(r)
-                    g += size[r]
-        if g > best_g:
-            best_g, best = g, [h]
-        elif g == best_g:
-            best.append(h)
+    best = state.best_farm_spaces(cands, p, t)
     return best[int(rng.random() * len(best))]
 
 

@@ -36,6 +36,7 @@ from rebirth.engine.state import (
     SCOTLAND_CATEGORIES,
     State,
     rank_order,
+    uf_find,
 )
 from rebirth.engine.tiles import NEUTRAL, TILE_CODES, TILE_NAMES_DE, TILE_NAMES_EN, starting_tiles, tile_code
 
@@ -720,10 +721,7 @@ def rebuild_tables(state: State) -> None:
     size = st.uf_size = [1] * ns
 
     def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
+        return uf_find(parent, x)
 
     st.dfill = [0] * len(b.districts)
     st.infl = [0] * (len(b.districts) * n)

@@ -70,6 +70,15 @@ def _compile_condition(cond: dict[str, Any]) -> tuple[int, int, int]:
     return (_COND_KINDS.index(t), cond["count"], 0)
 
 
+def uf_find(parent: list[int], x: int) -> int:
+    """The root of ``x``'s farm group (F-1): union-find with path halving. The one copy
+    of the walk; halving changes no group, only how fast the next walk is."""
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
 def rank_order(present: list[int], infl: list[int], base: int, completer: int, n: int,
                completer_wins: bool) -> None:
     """Sort ``present`` into rank order in place (T-3, T-4): influence, then the completer
@@ -385,6 +394,39 @@ class State:
             return self.extra_tile
         return -1
 
+    def group_root(self, h: int) -> int:
+        """The root space of the farm group on space ``h`` (``h`` itself when alone)."""
+        return uf_find(self.uf_parent, h)
+
+    def best_farm_spaces(self, spaces: list[int], p: int, t: int) -> list[int]:
+        """Among free ``spaces``, those where a farm ``t`` of seat ``p`` would form the
+        largest group (what F-1 pays most for), in the order given: the playout policy's
+        question, answered in one call."""
+        parent = self.uf_parent
+        size = self.uf_size
+        occ = self.occ
+        tile = self.tile
+        nbrs = self.board.nbrs
+        best_g = -1
+        best: list[int] = []
+        for h in spaces:
+            g = 1
+            roots: list[int] = []
+            for nb in nbrs[h]:
+                if occ[nb] == p and tile[nb] == t:
+                    # uf_find inlined, read-only: this is the playouts' inner loop.
+                    r = nb
+                    while parent[r] != r:
+                        r = parent[r]
+                    if r not in roots:
+                        roots.append(r)
+                        g += size[r]
+            if g > best_g:
+                best_g, best = g, [h]
+            elif g == best_g:
+                best.append(h)
+        return best
+
     # ------------------------------------------------------------ legal actions
 
     def _spaces_for(self, t: int) -> list[int]:
@@ -683,10 +725,7 @@ class State:
             root = h
             for nb in b.nbrs[h]:
                 if occ[nb] == p and tl[nb] == t:
-                    r = nb
-                    while parent[r] != r:
-                        parent[r] = parent[parent[r]]
-                        r = parent[r]
+                    r = uf_find(parent, nb)
                     if r != root:
                         if size[r] > size[root]:
                             parent[root] = r
