@@ -87,3 +87,7 @@ class Match:
 
     def record(self) -> dict[str, Any]:
         return make_record(self.state, self.seats, self.seed)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The authority's complete record (hidden setup and seed included): for saving, never for a seat."""
+        return make_record(self.state, self.seats, self.seed)
