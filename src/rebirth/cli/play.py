@@ -514,7 +514,7 @@ def _since_lines(s: Session, seat: int, limit: int) -> list[Text]:
     return lines
 
 
-def _hand_lines(s: Session, view: View) -> list[Text]:
+def _hand_lines(s: Session, view: View, *, short: bool = False) -> list[Text]:
     tx = s.tx
     line = Text(tx("to_move", name=s.names[view.current_player]) + ".  ")
     if view.phase == "extra" and view.extra_tile:
@@ -523,10 +523,11 @@ def _hand_lines(s: Session, view: View) -> list[Text]:
         line.append(tx("hand", tile=_tile_name(view.hand, tx.lang)), style="bold")
     out = [line]
     if view.set_aside:
-        out.append(Text(tx("set_aside", tiles=" ".join(view.set_aside)), style="dim"))
+        out.append(Text(tx("set_aside_short" if short else "set_aside",
+                           tiles=" ".join(view.set_aside)), style="dim"))
     elif s.game.board.is_ireland and view.set_aside_counts[view.current_player]:
-        out.append(Text(tx("set_aside_hidden", n=view.set_aside_counts[view.current_player]),
-                        style="dim"))
+        out.append(Text(tx("set_aside_hidden_short" if short else "set_aside_hidden",
+                           n=view.set_aside_counts[view.current_player]), style="dim"))
     return out
 
 
@@ -548,7 +549,7 @@ def turn_screen(s: Session, seat: int, view: View, layout: str) -> list[Renderab
                                   plain=s.plain, lang=tx.lang, last=last,
                                   dense=map_layout == "dense")
     title = Text(tx("map_title", board=pick(b.name, tx.lang), turn=view.turn + 1), style="bold")
-    hand = _hand_lines(s, view)
+    hand = _hand_lines(s, view, short=layout.startswith("stack"))
     marks = _mark_lines(s, view) if view.phase == "mark" else []
     scores = render.scores_line(view, s.names, tx)
     note = Text(tx("last_tile_note"), style="dim")
@@ -571,15 +572,27 @@ def turn_screen(s: Session, seat: int, view: View, layout: str) -> list[Renderab
         return out
     # Stacked: the map, then a short panel; everything else is one command away.
     rows = render.map_lines(b, map_layout)
-    extra = [Text(tx("dense_note"), style="dim")] if map_layout == "dense" else []
-    room = h - rows - len(hand) - len(marks) - 4 - len(extra)  # title+scores, since, missions, prompt
+    tile_line = hand[0]
+    for more in hand[1:]:
+        tile_line.append("  ")
+        tile_line.append_text(more)
+    # The map, the title with the scores, the panel's title, missions, tile line and prompt.
+    room = h - rows - len(marks) - 5
     since = _since_lines(s, seat, max(1, room))
     head = title.copy()
     head.append("   ")
     head.append_text(scores)
     panel_title = Text(tx("since_title") + ":", style="bold")
-    out = [board_map, *extra, head, panel_title, *since, _missions_line(s, view), *hand, *marks]
-    return out
+    return [board_map, head, panel_title, *since, _missions_line(s, view), tile_line, *marks]
+
+
+def _show_legend(s: Session, view: View) -> None:
+    dense = _layout(s) == "stack-dense"
+    s.console.print(render.legend(s.tx, s.names, view.players, s.game.board, dense=dense),
+                    soft_wrap=True)
+    if dense:
+        s.console.print(s.tx("dense_note"), style="dim", soft_wrap=True)
+    s.console.print(s.tx("last_tile_note"), style="dim", soft_wrap=True)
 
 
 def _show_hand(s: Session, view: View) -> None:
@@ -684,6 +697,9 @@ def _human_turn(s: Session, seat: int) -> None:
             continue
         if cmd == "missions":
             _show_missions(s, seat, view)
+            continue
+        if cmd == "legend":
+            _show_legend(s, view)
             continue
         if cmd == "regions":
             s.console.print(render.regions_text(s.game.board, tx), soft_wrap=True)

@@ -249,6 +249,7 @@ def render_map(board: Board, view: View, *, legal: set[int] | frozenset[int] = f
             out.append(" " * (pitch // 2))
         out.append(f"{rr + 1}\n", style="bold")
     header((row0 & 1) == 0)
+    out.rstrip()
     return out
 
 
@@ -293,7 +294,7 @@ def _render_dense(board: Board, view: View, legal: set[int], plain: bool,
                     body, style = "  ", ""
                 out.append(body, style=style)
         out.append(f" {number(r + 1)}\n", style="bold")
-    out.append(bottom.rstrip() + "\n", style="bold")
+    out.append(bottom.rstrip(), style="bold")
     return out
 
 

@@ -69,6 +69,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "since_none": ("nothing yet", "noch nichts"),
     "since_more": ("… {n} earlier (type 'log')", "… {n} frühere ('protokoll' eingeben)"),
     "scores_line": ("Scores:", "Punkte:"),
+    "set_aside_short": ("Set aside: {tiles}", "Beiseite: {tiles}"),
+    "set_aside_hidden_short": ("Set aside: {n} face down", "Beiseite: {n} verdeckt"),
     "missions_line": ("Your missions: {items}  (type 'missions')",
                       "Deine Missionen: {items}  ('missionen' eingeben)"),
     "last_tile_note": (
@@ -197,13 +199,13 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "you see the points it would score and confirm with Enter.\n"
         "{mark_hint}"
         "Commands: help or ? (this text), legal (legal spaces), missions, regions (regions and "
-        "districts), rules, log (full event log), board (redraw), quit (leave; the record is "
+        "districts), legend (what the map shows), rules, log (full event log), board (redraw), quit (leave; the record is "
         "written).\nCtrl-C saves the game so far; 'rebirth play --resume FILE' continues it.",
         "Gib ein Feld wie C7 ein (groß oder klein), um dein Plättchen dorthin zu legen;\n"
         "du siehst die Punkte und bestätigst mit Enter.\n"
         "{mark_hint}"
         "Befehle: hilfe oder ? (dieser Text), felder (legale Felder), missionen, gebiete "
-        "(Regionen und Gebiete), regeln, protokoll (alle Ereignisse), brett (neu zeichnen), "
+        "(Regionen und Gebiete), legende (was die Karte zeigt), regeln, protokoll (alle Ereignisse), brett (neu zeichnen), "
         "ende (verlassen; die Partie wird gespeichert).\nStrg-C speichert die Partie; "
         "'rebirth play --resume DATEI' setzt sie fort.",
     ),
@@ -240,6 +242,7 @@ COMMANDS: dict[str, str] = {
     "legal": "legal", "l": "legal", "felder": "legal", "züge": "legal", "zuege": "legal",
     "missions": "missions", "missionen": "missions", "m": "missions",
     "log": "log", "protokoll": "log", "verlauf": "log",
+    "legend": "legend", "legende": "legend", "key": "legend",
     "regions": "regions", "regionen": "regions", "gebiete": "regions", "districts": "regions",
     "rules": "rules", "regeln": "rules", "r": "rules",
     "board": "board", "brett": "board", "karte": "board", "map": "board",
