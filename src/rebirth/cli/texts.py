@@ -199,14 +199,16 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "you see the points it would score and confirm with Enter.\n"
         "{mark_hint}"
         "Commands: help or ? (this text), legal (legal spaces), missions, regions (regions and "
-        "districts), legend (what the map shows), rules, log (full event log), board (redraw), quit (leave; the record is "
-        "written).\nCtrl-C saves the game so far; 'rebirth play --resume FILE' continues it.",
+        "districts), legend (what the map shows), rules, log (full event log), board (redraw), "
+        "quit (leave; the record is written).\n"
+        "Ctrl-C saves the game so far; 'rebirth play --resume FILE' continues it.",
         "Gib ein Feld wie C7 ein (groß oder klein), um dein Plättchen dorthin zu legen;\n"
         "du siehst die Punkte und bestätigst mit Enter.\n"
         "{mark_hint}"
         "Befehle: hilfe oder ? (dieser Text), felder (legale Felder), missionen, gebiete "
-        "(Regionen und Gebiete), legende (was die Karte zeigt), regeln, protokoll (alle Ereignisse), brett (neu zeichnen), "
-        "ende (verlassen; die Partie wird gespeichert).\nStrg-C speichert die Partie; "
+        "(Regionen und Gebiete), legende (was die Karte zeigt), regeln, protokoll (alle "
+        "Ereignisse), brett (neu zeichnen), ende (verlassen; die Partie wird gespeichert).\n"
+        "Strg-C speichert die Partie; "
         "'rebirth play --resume DATEI' setzt sie fort.",
     ),
     "mark_hint": ("In the x2-marker decision type 'mark' and the mission id, e.g. 'mark {ex}'.\n",
