@@ -10,7 +10,6 @@ from rebirth.bots.mcts import Candidate, MCTSBot
 from rebirth.engine.board import Board
 from rebirth.engine.records import replay
 
-
 # How the advised action is chosen among the candidates (named in the output).
 CRITERION = "most_visits"
 
