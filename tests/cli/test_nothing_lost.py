@@ -270,3 +270,12 @@ def test_resume_match_rebuilds_seats() -> None:
     assert r.names == ["Ann", "Bob", "Cy"] and sorted(r.bots) == [1, 2]
     assert r.state.history == m.state.history and r.to_move() == 0
     assert r.seed == 4
+
+
+def test_resumed_log_keeps_the_moves_so_far() -> None:
+    game = Game.create("scotland", 2)
+    m = Match.start(game, ["human", "greedy"], 6, ["Ann", "Bob"], 0)
+    m.submit(0, sorted(m.view(0).legal_actions)[0])
+    m.run_bots()
+    r = resume_match(json.loads(json.dumps(m.snapshot())))
+    assert [e.kind for e in r.log] == [e.kind for e in m.log]

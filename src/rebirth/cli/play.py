@@ -134,7 +134,8 @@ def resume_match(record: Any, *, board: Board | None = None) -> Match:
     Raises RecordError for a bad record and ValueError (BotError) for an unknown
     seat kind.
     """
-    state = replay(record, board=board)
+    events: list[Event] = []
+    state = replay(record, board=board, on_events=lambda _i, ev: events.extend(ev))
     players = record.get("players") if isinstance(record, dict) else None
     seats: list[Seat] = []
     for i, p in enumerate(players if isinstance(players, list) else []):
@@ -148,8 +149,11 @@ def resume_match(record: Any, *, board: Board | None = None) -> Match:
             # seed None: the bot seeds itself from the system, so it learns nothing of the deal.
             bots[i] = make_bot(st.kind, state.game, i, None)
     seed = record.get("seed")
-    return Match(state.game, seats, seed if isinstance(seed, int) and not isinstance(seed, bool)
-                 else None, state, bots)
+    match = Match(state.game, seats, seed if isinstance(seed, int) and not isinstance(seed, bool)
+                  else None, state, bots)
+    # The replayed events become the log, so 'log' and "since your last turn" go on as before.
+    match.log.extend(events)
+    return match
 
 
 @contextmanager
@@ -489,7 +493,7 @@ def _show_turn_full(s: Session, seat: int, view: View) -> None:
 def _since_lines(s: Session, seat: int, limit: int) -> list[Text]:
     """The moves since ``seat``'s last turn (its own last move included), as this seat may see
     them: one line per action, with the points it paid; at most ``limit`` lines."""
-    log = s.match.log[s.since.get(seat, 0):]
+    log = s.match.log[s.since.get(seat, _last_own_move(s.match.log, seat)):]
     lines: list[Text] = []
     cur: Text | None = None
     for e in log:
@@ -512,6 +516,14 @@ def _since_lines(s: Session, seat: int, limit: int) -> list[Text]:
         lines = [Text(s.tx("since_more", n=more), style="dim"), *lines[-(limit - 1):]] \
             if limit > 1 else lines[-1:]
     return lines
+
+
+def _last_own_move(log: list[Event], seat: int) -> int:
+    """Where ``seat``'s last move starts in ``log`` (0 if it has not moved), e.g. after --resume."""
+    for i in range(len(log) - 1, -1, -1):
+        if log[i].seat == seat and log[i].kind in ("place", "double_marker"):
+            return i
+    return 0
 
 
 def _hand_lines(s: Session, view: View, *, short: bool = False) -> list[Text]:

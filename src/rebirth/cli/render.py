@@ -124,6 +124,10 @@ def _structure_cell(board: Board, st: Structure, view: View, content: int,
         # The holder's digit is shown in colour too: colour alone is not enough.
         prefix += str(holder + 1)
         style = OWNER_CELL[holder % len(OWNER_CELL)]
+    if content <= 2 and st.kind == "castle" and holder < 0:
+        # Dense map: "#D" could be Dunrobin, Dunvegan or Duart; a free castle shows its
+        # unique two letters instead (a held one shows "#" and its holder's digit).
+        return abbreviations(board, 2, lang)[key], style
     room = content - len(prefix)
     abbr = abbreviations(board, room, lang)[key] if room > 0 else ""
     return (prefix + abbr)[:content].ljust(content), style
