@@ -94,6 +94,11 @@ def test_castle_abbreviations_unique() -> None:
     names = [c.name["en"] for c in b.castles]
     du = {ab2[i] for i, nm in enumerate(names) if nm.split()[0] in ("Dunrobin", "Dunvegan", "Duart")}
     assert len(du) == 3
+    # The dense map (80 columns) shows those unique letters for free castles.
+    view = Game.create("scotland", 2).new_state(1).view(0)
+    dense = render.render_map(b, view, dense=True).plain
+    assert all(ab2[i] in dense for i in range(len(b.castles)))
+    assert "#D" not in dense
 
 
 def test_ireland_legend_lists_only_its_features() -> None:

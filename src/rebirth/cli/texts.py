@@ -113,8 +113,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "lg_offshore": ("~ offshore", "~ Offshore"),
     "lg_blocker": ("* blocked with 2 players", "* bei 2 Spielern gesperrt"),
     "lg_neutral": ("N neutral tile", "N neutrales Plättchen"),
-    "lg_tile": ("E:1 = Energy Farm of player 1 (E1 on the compact map)",
-                "E:1 = Energie-Farm von Spieler 1 (E1 auf der kompakten Karte)"),
+    "lg_tile": ("E:1 = player 1's Energy Farm", "E:1 = Energie-Farm von Spieler 1"),
     "lg_tile_dense": ("E1/F1/S1 = farm or settlement of player 1  Du = free castle (see "
                       "'regions')",
                       "E1/F1/S1 = Farm oder Siedlung von Spieler 1  Du = freie Burg (siehe "
