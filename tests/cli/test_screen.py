@@ -44,7 +44,7 @@ def _screen(board: str, width: int, height: int, players: int = 3,
 
 
 @pytest.mark.parametrize("board", ["scotland", "ireland"])
-@pytest.mark.parametrize(("width", "height"), [(80, 24), (160, 50)])
+@pytest.mark.parametrize(("width", "height"), [(80, 24), (160, 50), (120, 40), (140, 35), (90, 45)])
 def test_turn_fits_one_screen(board: str, width: int, height: int) -> None:
     text, s, layout = _screen(board, width, height)
     lines = text.splitlines()

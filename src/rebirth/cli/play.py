@@ -255,18 +255,19 @@ def run(args: argparse.Namespace) -> int:
                          n=sum(1 for a, _ in match.state.history if a >= 0)), markup=False)
     try:
         with _sigterm_raises():
-            if humans:
-                _play_with_humans(s)
-            else:
-                match.run_bots()
+            try:
+                if humans:
+                    _play_with_humans(s)
+                else:
+                    match.run_bots()
+            except _Quit:
+                return 0 if _write_record(s) else 1
+            _show_final(s)
+            return 0 if _write_record(s) else 1
     except KeyboardInterrupt:
         return _save_interrupted(s, EXIT_SIGINT)
     except _Terminated:
         return _save_interrupted(s, EXIT_SIGTERM)
-    except _Quit:
-        return 0 if _write_record(s) else 1
-    _show_final(s)
-    return 0 if _write_record(s) else 1
 
 
 def _new_match(args: argparse.Namespace, tx: Texts) -> tuple[Match, list[str]] | None:

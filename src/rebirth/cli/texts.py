@@ -184,7 +184,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{name}, place {tile} (hex, or 'help'): ",
         "{name}, lege {tile} (Feld oder 'hilfe'): ",
     ),
-    "prompt_mark": ("{name}, x2 marker on (mark ID): ", "{name}, x2-Marker auf (mark ID): "),
+    "prompt_mark": ("{name}, x2 marker on (mark ID): ", "{name}, x2-Marker auf (markiere ID): "),
     "confirm": ("Confirm? [Y/n] ", "Bestätigen? [J/n] "),
     "preview": ("{label}: {pts} ({why})", "{label}: {pts} ({why})"),
     "preview_nothing": ("nothing now", "vorerst nichts"),
