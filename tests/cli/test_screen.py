@@ -151,6 +151,15 @@ def test_scotland_garbage_does_not_suggest_mark(monkeypatch: pytest.MonkeyPatch,
     assert "mark I" not in out
 
 
+def test_preview_sentences_not_glued(monkeypatch: pytest.MonkeyPatch,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    game = Game.create("scotland", 2)
+    m = Match.start(game, ["human", "greedy"], 5, ["Ann", "Bob"], 0)
+    legal = sorted(m.view(0).legal_actions)
+    _human_game("scotland", "".join(f"{a}\nn\n" for a in legal[:6]) + "quit\n", monkeypatch)
+    assert ".;" not in capsys.readouterr().out
+
+
 def test_maybe_asks_again(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                           capsys: pytest.CaptureFixture[str]) -> None:
     game = Game.create("scotland", 2)

@@ -796,7 +796,8 @@ def _try_place(s: Session, seat: int, view: View, line: str) -> bool:
         s.console.print(tx("refused", msg=exc.message(tx.lang)), style="red", markup=False)
         return False
     assert isinstance(action, Place)
-    reasons = "; ".join(e.render(tx.lang, s.names) for e in why) or tx("preview_nothing")
+    # Each explanation is a sentence with its own full stop: join with spaces, not "; ".
+    reasons = " ".join(e.render(tx.lang, s.names) for e in why) or tx("preview_nothing")
     head = Text(f"{action.label}: ", style="bold")
     head.append(f"+{gain}" if gain >= 0 else str(gain), style="bold green")
     head.append(f"  — {_space_desc(s, action.label)}", style="dim")
