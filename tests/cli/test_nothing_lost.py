@@ -118,7 +118,7 @@ def test_kill_9_never_leaves_a_partial_record(tmp_path: Path) -> None:
     t0 = time.perf_counter()
     main(["play", "--board", "scotland", "--players", "2", "--seats", "random,random",
           "--seed", "0", "--record", str(tmp_path / "probe.json")])
-    span = (time.perf_counter() - t0) * 1.3
+    span = (time.perf_counter() - t0) * 1.6
     seen = {"old": 0, "new": 0}
     deadline = time.monotonic() + 50
     for i in range(200):
@@ -138,6 +138,7 @@ def test_kill_9_never_leaves_a_partial_record(tmp_path: Path) -> None:
         os.waitpid(pid, 0)
         seen[_check_record_file(path, old)] += 1
         assert time.monotonic() < deadline, "the kill test took too long"
+    print(f"kill -9 outcomes: {seen}")
     # Both outcomes happened, so the kills really landed before and after the write.
     assert seen["old"] > 0 and seen["new"] > 0, seen
 
