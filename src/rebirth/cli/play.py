@@ -430,7 +430,7 @@ def _play_with_humans(s: Session) -> None:
 
 def _hand_over(s: Session, seat: int) -> None:
     """Hot-seat: clear the screen and wait for ``seat``'s player before showing anything private."""
-    s.console.clear()
+    _clear_all(s)
     name = s.names[seat]
     s.console.print(Rule(Text(s.tx("hand_over_title"))))
     s.console.print(s.tx("hand_over_hint", name=name), markup=False)
@@ -438,7 +438,16 @@ def _hand_over(s: Session, seat: int) -> None:
     if COMMANDS.get(line.lower()) == "quit":
         s.console.print(s.tx("quit_msg"))
         raise _Quit
+    _clear_all(s)
+
+
+def _clear_all(s: Session) -> None:
+    """Clear the screen and, where the terminal keeps one, its scrollback (xterm's ESC[3J):
+    the next player must not scroll back to the previous one's tiles."""
     s.console.clear()
+    if s.console.is_terminal:
+        s.console.file.write("\x1b[3J")
+        s.console.file.flush()
 
 
 def _legal_spaces(s: Session, view: View) -> set[int]:
