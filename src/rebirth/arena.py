@@ -11,6 +11,7 @@ This module computes; it does not print (the CLI in :mod:`rebirth.cli.arena` doe
 
 from __future__ import annotations
 
+import io
 import math
 import multiprocessing
 import random
@@ -21,6 +22,7 @@ from typing import Any
 
 from rebirth.bots.base import BOT_KINDS
 from rebirth.engine.game import Game
+from rebirth.fileio import write_atomic
 from rebirth.match import HUMAN, Match
 
 ELO_BASE = 1500.0
@@ -382,7 +384,10 @@ def elo_ratings(points: dict[tuple[str, str], float], names: Sequence[str],
 
 
 def plot_scores(result: ArenaResult, path: Path | str) -> None:
-    """Write a PNG of the score distribution per bot (box plots with the games as dots)."""
+    """Write a PNG of the score distribution per bot (box plots with the games as dots).
+
+    Raises OSError when the file cannot be written.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -425,6 +430,9 @@ def plot_scores(result: ArenaResult, path: Path | str) -> None:
         fig.suptitle(f"Scores per bot — {result.board}, {c.players} players, "
                      f"{result.games} games (seats {','.join(c.seats)})")
         fig.tight_layout()
-        fig.savefig(path, dpi=110)
+        # Rendered in memory, then written atomically: no half PNG is ever left behind.
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=110)
+        write_atomic(path, buf.getvalue())
     finally:
         plt.close(fig)

@@ -10,11 +10,16 @@ from rebirth.bots.mcts import Candidate, MCTSBot
 from rebirth.engine.board import Board
 from rebirth.engine.records import replay
 
+# How the advised action is chosen among the candidates (named in the output).
+CRITERION = "most_visits"
+
 
 @dataclass(frozen=True)
 class Hint:
-    """The advice for ``seat``: the best action and the expected final score it leads to
-    (mean of full playouts by the bots' fast policy after that action)."""
+    """The advice for ``seat`` (0-based): the action the search visited most (its criterion:
+    the search aims at winning, so this need not be the candidate with the highest expected
+    score) and the expected final score it leads to (mean of full playouts by the bots'
+    fast policy after that action). Candidates are ranked by visits, the advice first."""
 
     seat: int
     action: str
@@ -23,8 +28,10 @@ class Hint:
     candidates: tuple[Candidate, ...]
 
     def to_json(self) -> dict[str, Any]:
+        """The advice as JSON; seats are numbered from 1 as on the command line."""
         return {
-            "seat": self.seat,
+            "seat": self.seat + 1,
+            "criterion": CRITERION,
             "action": self.action,
             "expected_score": round(self.expected_score, 1),
             "current_score": self.current_score,
@@ -60,5 +67,7 @@ def hint(record: Any, seat: int, *, level: str = "hard", iterations: int | None 
         Candidate(c.aid, c.action, c.visits, c.reward, bot.final_score_estimate(view, c.aid))
         for c in cands[:3]
     ]
+    # analyse() ranks by visits; keep that order so the advice is the list's first line.
+    top.sort(key=lambda c: -c.visits)
     best = top[0]
     return Hint(seat, best.action, best.expected_score, state.score[seat], tuple(top))

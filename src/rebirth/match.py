@@ -110,12 +110,14 @@ class Match:
         return m
 
     @staticmethod
-    def resume(game: Game, state: State, seats: list[Seat], seed: int | None) -> Match:
-        """A match around a state rebuilt from a saved record (bots get fresh streams)."""
+    def resume(game: Game, state: State, seats: list[Seat], seed: int | None,
+               steps: list[Step] | None = None) -> Match:
+        """A match around a state rebuilt from a saved record (``steps``: its replayed events
+        by version). Bots get fresh secret streams, independent of the deal."""
         bots = {i: make_bot(s.kind, game, i, bot_seed(None, i))
                 for i, s in enumerate(seats) if s.kind.strip().lower() != HUMAN}
         m = Match(game, seats, new_seed() if seed is None else seed, state, bots)
-        m.steps.append(Step(m.version, None, []))
+        m.steps = list(steps) if steps else [Step(0, None, list(state.initial_events))]
         return m
 
     # ------------------------------------------------------------------ reading

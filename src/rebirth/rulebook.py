@@ -53,10 +53,14 @@ RULINGS: list[tuple[str, Text]] = [
                    "never needed.",
              "de": "Missionen: Gleichstand mit dem Führenden genügt; mehr als alle anderen "
                    "zusammen ist nie nötig."}),
-    ("C-3", {"en": "On the board the attacker loses every tie; on mission cards a tie is "
-                   "enough.",
-             "de": "Am Brett verliert der Angreifer jeden Gleichstand; auf Missionskarten "
-                   "genügt er."}),
+    ("C-3", {"en": "A castle tie in adjacent spaces is broken by adjacent farm tiles (Energy + "
+                   "Food): the one with more wins. Only if that is equal too does the holder keep "
+                   "it (the attacker loses a full tie). On mission cards a tie is enough.",
+             "de": "Ein Burg-Gleichstand bei angrenzenden Feldern wird durch angrenzende "
+                   "Farm-Plättchen (Energie + Nahrung) entschieden: wer mehr hat, gewinnt. Erst "
+                   "wenn auch das gleich ist, behält der Halter die Burg (der Angreifer verliert "
+                   "einen vollständigen Gleichstand). Auf Missionskarten genügt ein "
+                   "Gleichstand."}),
     ("S-2", {"en": "4 players: 9 tiles per player go back to the box before the game.",
              "de": "4 Spieler: vor der Partie kommen je Spieler 9 Plättchen in die Schachtel."}),
     ("F-1", {"en": "A lone farm scores 1.", "de": "Eine einzelne Farm zählt 1."}),

@@ -274,6 +274,8 @@ def test_ireland_x2_marker_decision(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert "Choose a public mission for your x2 marker" in out
     assert f"mark {choice}" in out
     assert "ZZZ is not a mission you can mark now" in out
+    # The x2 menu says, per mission, who already fulfilled it (I-8).
+    assert "already fulfilled by" in out or "not fulfilled yet" in out
     assert "x2 marker on mission" in out
     actions = [a["action"] for a in json.loads(rec.read_text())["actions"] if a.get("seat") == 0]
     assert actions == [*moves, f"mark {choice}"]

@@ -173,12 +173,14 @@ def test_variants_listed(capsys: pytest.CaptureFixture[str]) -> None:
     assert "stirling_literal" in out and "ireland_set_aside_known" in out
 
 
-@pytest.mark.parametrize(("lang", "needle"), [("en", "attacker loses every tie"),
-                                              ("de", "verliert der Angreifer jeden Gleichstand")])
+@pytest.mark.parametrize(("lang", "needle"), [("en", "broken by adjacent farm tiles"),
+                                              ("de", "durch angrenzende Farm-Plättchen")])
 def test_rules_help(lang: str, needle: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """C-3: the farm tiebreak comes before the holder keeps a castle."""
     assert main(["rules", "--lang", lang]) == 0
     out = capsys.readouterr().out
-    assert needle in out and "[K-3]" in out and "[I-8]" in out
+    assert needle in out and "[K-3]" in out and "[I-8]" in out and "[C-3]" in out
+    assert "loses every tie" not in out and "jeden Gleichstand" not in out
 
 
 def test_bots_listed(capsys: pytest.CaptureFixture[str]) -> None:

@@ -21,10 +21,11 @@ from rebirth.arena import (
 )
 from rebirth.engine.board import MapError
 from rebirth.engine.game import Game, SetupError
+from rebirth.fileio import check_writable_dir, write_atomic
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the arena from parsed arguments; 0 on success, 2 on bad input."""
+    """Run the arena from parsed arguments; 0 on success, 2 on bad input, 1 when writing fails."""
     err = Console(stderr=True)
     try:
         seats = normalize_seats(args.seats, args.players)
@@ -33,6 +34,11 @@ def run(args: argparse.Namespace) -> int:
         if args.jobs < 1:
             raise ArenaError(f"--jobs must be at least 1, got {args.jobs}")
         Game.create(args.board, args.players, args.variant)
+        if args.out:
+            # Checked before the games are played, so no run is wasted on a bad path.
+            why = check_writable_dir(args.out)
+            if why is not None:
+                raise ArenaError(f"cannot write to --out {args.out}: {why}")
     except (ArenaError, MapError, SetupError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -56,9 +62,13 @@ def run(args: argparse.Namespace) -> int:
     data = result.to_json()
     if args.out:
         out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "results.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-        plot_scores(result, out / "scores.png")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            write_atomic(out / "results.json", json.dumps(data, indent=2) + "\n")
+            plot_scores(result, out / "scores.png")
+        except OSError as exc:
+            print(f"error: cannot write the results to {out}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
     if args.json:
         print(json.dumps(data))
     else:

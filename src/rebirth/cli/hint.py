@@ -31,8 +31,13 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(h.to_json()))
         return 0
-    print(f"Seat {args.seat}: play {h.action} (expected final score about "
-          f"{h.expected_score:.0f}; now {h.current_score})")
+    print(f"Seat {args.seat}: play {h.action}: the search's choice, the candidate it visited "
+          f"most (it aims at winning, not at the highest score).")
+    print(f"  Expected final score after {h.action}: about {h.expected_score:.0f} "
+          f"(now {h.current_score}).")
+    print("  Candidates, ranked by visits:")
     for c in h.candidates[:3]:
-        print(f"  {c.action:>8}  visits {c.visits:4}  expected final score {c.expected_score:6.1f}")
+        mark = "→" if c.action == h.action else " "
+        print(f"  {mark} {c.action:>8}  visits {c.visits:4}  win chance (proxy) {c.reward:5.3f}"
+              f"  expected final score {c.expected_score:6.1f}")
     return 0

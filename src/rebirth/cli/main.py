@@ -32,6 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play in the terminal (humans and bots)")
     _add_game_options(play)
     play.add_argument("--record", metavar="FILE", help="write the game record (JSON) here")
+    play.add_argument("--resume", metavar="FILE", default=None,
+                      help="continue a saved game (its board, seats and names come from the file)")
     play.add_argument("--lang", choices=("en", "de"), default="en")
     play.add_argument("--names", default=None, help="comma-separated player names")
     play.add_argument("--start", type=int, default=None, metavar="SEAT",

@@ -29,10 +29,69 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "bad_setup": ("error: {msg}", "Fehler: {msg}"),
     "bad_delay": ("error: --delay must not be negative", "Fehler: --delay darf nicht negativ sein"),
     "human_name": ("Player {n}", "Spieler {n}"),
+    # The seed is never shown during a game (it would let a seat deal the game
+    # again); it is in the record written at the end.
     "start_line": (
-        "Rebirth — {board}, {players} players, seed {seed}. Seats: {seats}.",
-        "Rebirth — {board}, {players} Spieler, Startwert {seed}. Plätze: {seats}.",
+        "Rebirth — {board}, {players} players. Seats: {seats}.",
+        "Rebirth — {board}, {players} Spieler. Plätze: {seats}.",
     ),
+    "kind_human": ("human", "Mensch"),
+    "resumed_line": (
+        "Resumed from {path}: {n} actions so far.",
+        "Fortgesetzt aus {path}: bisher {n} Aktionen.",
+    ),
+    "resumed_line_1": (
+        "Resumed from {path}: 1 action so far.",
+        "Fortgesetzt aus {path}: bisher 1 Aktion.",
+    ),
+    "bad_record_path": (
+        "error: cannot write the record to {path}: {why}",
+        "Fehler: Partie kann nicht nach {path} geschrieben werden: {why}",
+    ),
+    "bad_resume": ("error: cannot resume from {path}: {msg}",
+                   "Fehler: Fortsetzen aus {path} nicht möglich: {msg}"),
+    "resume_over": (
+        "error: the game in {path} is already over; see it with 'rebirth replay {path}'",
+        "Fehler: die Partie in {path} ist schon beendet; ansehen mit 'rebirth replay {path}'",
+    ),
+    "saved_interrupted": (
+        "Interrupted: the game so far is saved in {path}. Continue it with: rebirth play --resume {path}",
+        "Unterbrochen: die Partie ist in {path} gespeichert. Fortsetzen mit: "
+        "rebirth play --resume {path}",
+    ),
+    "hand_over": ("Pass to {name} — press Enter ", "Weiter an {name} — Enter drücken "),
+    "hand_over_title": ("Hand-over", "Übergabe"),
+    "hand_over_hint": (
+        "Everything private is hidden. Only {name} should look at the screen now.",
+        "Alles Geheime ist verdeckt. Jetzt sollte nur {name} auf den Bildschirm schauen.",
+    ),
+    "since_title": ("Since your last turn", "Seit deinem letzten Zug"),
+    "since_none": ("nothing yet", "noch nichts"),
+    "since_more": ("… {n} earlier (type 'log')", "… {n} frühere ('protokoll' eingeben)"),
+    "scores_line": ("Scores:", "Punkte:"),
+    "set_aside_short": ("Set aside: {tiles}", "Beiseite: {tiles}"),
+    "set_aside_hidden_short": ("Set aside: {n} face down", "Beiseite: {n} verdeckt"),
+    "missions_line": ("Your missions: {items}  (type 'missions')",
+                      "Deine Missionen: {items}  ('missionen' eingeben)"),
+    "last_tile_note": (
+        "Underlined/starred: each player's last tile.  Type 'regions' for the regions and districts.",
+        "Unterstrichen/Stern: das letzte Plättchen jedes Spielers.  'gebiete' zeigt Regionen und Gebiete.",
+    ),
+    "dense_note": (
+        "Small map: each line holds two rows, the left number's row under the top letters, "
+        "the right number's row under the bottom letters.",
+        "Kleine Karte: jede Zeile enthält zwei Reihen, die Reihe der linken Zahl unter den oberen "
+        "Buchstaben, die der rechten Zahl unter den unteren.",
+    ),
+    "regions_title": ("Regions and districts", "Regionen und Gebiete"),
+    "region_line": ("{name}: {n} spaces", "{name}: {n} Felder"),
+    "district_line": ("district {name} ({n} spaces): {labels}", "Gebiet {name} ({n} Felder): {labels}"),
+    "district_line_1": ("district {name} (1 space): {labels}", "Gebiet {name} (1 Feld): {labels}"),
+    "not_action": (
+        "{text!r} is not an action: type a hex such as C7, or 'help'",
+        "{text!r} ist keine Aktion: gib ein Feld wie C7 ein, oder 'hilfe'",
+    ),
+    "confirm_again": ("Please answer y (yes) or n (no).", "Bitte mit j (ja) oder n (nein) antworten."),
     "variants_line": ("Variants: {v}", "Varianten: {v}"),
     "record_written": ("Record written to {path}", "Partie gespeichert in {path}"),
     "record_failed": (
@@ -43,18 +102,27 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "eof_msg": ("End of input: leaving the game.", "Eingabe beendet: Partie wird verlassen."),
     # Map.
     "map_title": ("{board} — turn {turn}", "{board} — Zug {turn}"),
-    "legend": (
-        "Free spaces: e energy  f food  b blank  x flexible  1-4 settlement (district size)"
-        "  ^ port  ~ offshore",
-        "Freie Felder: e Energie  f Nahrung  b leer  x flexibel  1-4 Siedlung (Gebietsgröße)"
-        "  ^ Hafen  ~ Offshore",
-    ),
-    "legend2": (
-        "N neutral tile  #castle (holder's colour)  +cathedral  !tower  "
-        "highlighted/upper case: where your tile may go",
-        "N neutrales Plättchen  #Burg (Farbe des Halters)  +Kathedrale  !Turm  "
-        "hervorgehoben/groß: wohin dein Plättchen darf",
-    ),
+    # The legend is built from the parts a board has (Ireland has no ports or cathedrals).
+    "lg_free": ("Free spaces:", "Freie Felder:"),
+    "lg_energy": ("e energy", "e Energie"),
+    "lg_food": ("f food", "f Nahrung"),
+    "lg_blank": ("b blank", "b leer"),
+    "lg_flexible": ("x flexible", "x flexibel"),
+    "lg_settlement": ("1-4 settlement (district size)", "1-4 Siedlung (Gebietsgröße)"),
+    "lg_port": ("^ port", "^ Hafen"),
+    "lg_offshore": ("~ offshore", "~ Offshore"),
+    "lg_blocker": ("* blocked with 2 players", "* bei 2 Spielern gesperrt"),
+    "lg_neutral": ("N neutral tile", "N neutrales Plättchen"),
+    "lg_tile": ("E:1 = player 1's Energy Farm", "E:1 = Energie-Farm von Spieler 1"),
+    "lg_tile_dense": ("E1/F1/S1 = farm or settlement of player 1  Du = free castle (see "
+                      "'regions')",
+                      "E1/F1/S1 = Farm oder Siedlung von Spieler 1  Du = freie Burg (siehe "
+                      "'gebiete')"),
+    "lg_castle": ("#castle (#2: held by player 2)", "#Burg (#2: Halter Spieler 2)"),
+    "lg_cathedral": ("+cathedral", "+Kathedrale"),
+    "lg_tower": ("!round tower", "!Rundturm"),
+    "lg_legal": ("highlighted/upper case: where your tile may go",
+                 "hervorgehoben/groß: wohin dein Plättchen darf"),
     "owners": ("Tiles: {owners}", "Plättchen: {owners}"),
     # Panels.
     "scores_title": ("Scores", "Punkte"),
@@ -69,7 +137,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "cat_ports": ("Ports", "Häfen"),
     "cat_castles": ("Castles", "Burgen"),
     "cat_missions": ("Missions", "Missionen"),
-    "cat_offshore": ("Offsh.", "Offsh."),
+    "cat_offshore": ("Offshore", "Offshore"),
     "cat_towers": ("Towers", "Türme"),
     "cat_public_missions": ("Public", "Öffentl."),
     "castles_line": ("Castles: {items}", "Burgen: {items}"),
@@ -78,6 +146,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "nobody": ("free", "frei"),
     "none": ("none", "keine"),
     "deck_line": ("Mission deck: {n} cards", "Missionsstapel: {n} Karten"),
+    "deck_line_1": ("Mission deck: 1 card", "Missionsstapel: 1 Karte"),
     "to_move": ("{name} to move", "{name} ist am Zug"),
     "hand": ("Your tile: {tile}", "Dein Plättchen: {tile}"),
     "extra": ("Extra tile to place: {tile}", "Extra-Plättchen zu legen: {tile}"),
@@ -86,10 +155,18 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Set aside: {n} face-down tiles (unknown to you)",
         "Beiseite: {n} verdeckte Plättchen (auch dir unbekannt)",
     ),
+    "set_aside_hidden_1": (
+        "Set aside: 1 face-down tile (unknown to you)",
+        "Beiseite: 1 verdecktes Plättchen (auch dir unbekannt)",
+    ),
     "your_missions": ("Your secret missions", "Deine geheimen Missionen"),
     "no_missions": ("You have no missions yet.", "Du hast noch keine Missionen."),
     "mission_pts": ("{pts} points", "{pts} Punkte"),
     "mission_values": ("{a}/{b} points", "{a}/{b} Punkte"),
+    # I-9: a secret Ireland card pays only its first value.
+    "mission_secret_value": ("{a} points", "{a} Punkte"),
+    "x2_fulfilled_by": ("already fulfilled by {who}", "schon erfüllt von {who}"),
+    "x2_open": ("not fulfilled yet", "noch nicht erfüllt"),
     "now_fulfilled": ("now fulfilled", "derzeit erfüllt"),
     "now_not": ("now not fulfilled", "derzeit nicht erfüllt"),
     "public_missions": ("Public missions", "Öffentliche Missionen"),
@@ -97,6 +174,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "open": ("open", "offen"),
     "x2_by": ("x2: {who}", "x2: {who}"),
     "legal_line": ("Legal spaces ({n}): {items}", "Legale Felder ({n}): {items}"),
+    "legal_line_1": ("Legal space (1): {items}", "Legales Feld (1): {items}"),
     "mark_choices": (
         "Choose a public mission for your x2 marker (type e.g. 'mark {ex}'):",
         "Wähle eine öffentliche Mission für deinen x2-Marker (z. B. 'mark {ex}'):",
@@ -106,7 +184,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{name}, place {tile} (hex, or 'help'): ",
         "{name}, lege {tile} (Feld oder 'hilfe'): ",
     ),
-    "prompt_mark": ("{name}, x2 marker on (mark ID): ", "{name}, x2-Marker auf (mark ID): "),
+    "prompt_mark": ("{name}, x2 marker on (mark ID): ", "{name}, x2-Marker auf (markiere ID): "),
     "confirm": ("Confirm? [Y/n] ", "Bestätigen? [J/n] "),
     "preview": ("{label}: {pts} ({why})", "{label}: {pts} ({why})"),
     "preview_nothing": ("nothing now", "vorerst nichts"),
@@ -121,16 +199,23 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "help": (
         "Type a hex label such as C7 (upper or lower case) to place your tile there;\n"
         "you see the points it would score and confirm with Enter.\n"
-        "In the x2-marker decision type 'mark I03'.\n"
-        "Commands: help or ? (this text), legal (legal spaces), missions, rules, "
-        "log (full event log), board (redraw), quit (leave; the record is written).",
+        "{mark_hint}"
+        "Commands: help or ? (this text), legal (legal spaces), missions, regions (regions and "
+        "districts), legend (what the map shows), rules, log (full event log), board (redraw), "
+        "quit (leave; the record is written).\n"
+        "Ctrl-C saves the game so far; 'rebirth play --resume FILE' continues it.",
         "Gib ein Feld wie C7 ein (groß oder klein), um dein Plättchen dorthin zu legen;\n"
         "du siehst die Punkte und bestätigst mit Enter.\n"
-        "Bei der x2-Marker-Entscheidung gib 'mark I03' ein.\n"
-        "Befehle: hilfe oder ? (dieser Text), legal (legale Felder), missionen, regeln, "
-        "log (alle Ereignisse), brett (neu zeichnen), ende (verlassen; die Partie wird "
-        "gespeichert).",
+        "{mark_hint}"
+        "Befehle: hilfe oder ? (dieser Text), felder (legale Felder), missionen, gebiete "
+        "(Regionen und Gebiete), legende (was die Karte zeigt), regeln, protokoll (alle "
+        "Ereignisse), brett (neu zeichnen), ende (verlassen; die Partie wird gespeichert).\n"
+        "Strg-C speichert die Partie; "
+        "'rebirth play --resume DATEI' setzt sie fort.",
     ),
+    "mark_hint": ("In the x2-marker decision type 'mark' and the mission id, e.g. 'mark {ex}'.\n",
+                  "Bei der x2-Marker-Entscheidung gib 'markiere' und die Missionsnummer ein, "
+                  "z. B. 'markiere {ex}'.\n"),
     "log_title": ("Event log", "Ereignisse"),
     "log_empty": ("Nothing has happened yet.", "Noch ist nichts geschehen."),
     # Kinds of space, for the preview.
@@ -148,21 +233,32 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "The game was not finished ({n} actions).",
         "Die Partie wurde nicht beendet ({n} Aktionen).",
     ),
+    "game_over_partial_1": (
+        "The game was not finished (1 action).",
+        "Die Partie wurde nicht beendet (1 Aktion).",
+    ),
 }
 
 # Commands in both languages map to one canonical name, so a German player can
 # type the German word and an English habit still works.
 COMMANDS: dict[str, str] = {
     "help": "help", "?": "help", "hilfe": "help", "h": "help",
-    "legal": "legal", "l": "legal",
+    "legal": "legal", "l": "legal", "felder": "legal", "züge": "legal", "zuege": "legal",
     "missions": "missions", "missionen": "missions", "m": "missions",
-    "log": "log",
+    "log": "log", "protokoll": "log", "verlauf": "log",
+    "legend": "legend", "legende": "legend", "key": "legend",
+    "regions": "regions", "regionen": "regions", "gebiete": "regions", "districts": "regions",
     "rules": "rules", "regeln": "rules", "r": "rules",
     "board": "board", "brett": "board", "karte": "board", "map": "board",
     "quit": "quit", "exit": "quit", "q": "quit", "ende": "quit", "beenden": "quit",
 }
 
 YES = ("", "y", "yes", "j", "ja")
+NO = ("n", "no", "nein")
+# "mark I03" in English, "markiere I03" in German.
+MARK_WORDS = ("mark", "markiere", "markieren")
+# Seat kinds a German player may type for "human".
+HUMAN_WORDS = ("human", "mensch")
 
 
 class Texts:
@@ -172,5 +268,8 @@ class Texts:
         self.lang = "de" if lang == "de" else "en"
 
     def __call__(self, key: str, **kw: Any) -> str:
+        # A count of one takes the singular text when the catalogue has one ("1 card").
+        if kw.get("n") == 1 and f"{key}_1" in CATALOGUE:
+            key = f"{key}_1"
         en, de = CATALOGUE[key]
         return (de if self.lang == "de" else en).format(**kw)
