@@ -21,6 +21,7 @@ from rebirth.arena import (
 )
 from rebirth.engine.board import MapError
 from rebirth.engine.game import Game, SetupError
+from rebirth.engine.missions import DataError
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         if args.jobs < 1:
             raise ArenaError(f"--jobs must be at least 1, got {args.jobs}")
         Game.create(args.board, args.players, args.variant)
-    except (ArenaError, MapError, SetupError) as exc:
+    except (ArenaError, MapError, SetupError, DataError) as exc:  # DataError: cards vs map
         print(f"error: {exc}", file=sys.stderr)
         return 2
     config = ArenaConfig(args.board, args.players, seats, args.games, args.seed,

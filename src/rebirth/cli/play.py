@@ -12,6 +12,7 @@ import json
 import random
 import sys
 import time
+import unicodedata
 from dataclasses import dataclass, field
 
 from rich.console import Console
@@ -96,6 +97,17 @@ def _seat_kinds(args: argparse.Namespace, tx: Texts) -> list[str] | None:
     return kinds
 
 
+MAX_NAME = 30
+MAX_DELAY = 60.0
+
+
+def valid_name(name: str) -> bool:
+    """A player name that prints safely: 1..MAX_NAME characters, no rich markup
+    brackets, no backslash, no control or format characters."""
+    return 0 < len(name) <= MAX_NAME and not any(
+        c in "[]\\" or unicodedata.category(c)[0] == "C" for c in name)
+
+
 def _make_console() -> Console:
     # Console() honours NO_COLOR and drops colour when the output is no terminal.
     return Console(highlight=False, emoji=False)
@@ -114,6 +126,12 @@ def run(args: argparse.Namespace) -> int:
         if len(names) != players:
             _err(tx("bad_names", players=players, n=len(names)))
             return 2
+        # Names are printed through rich markup all over the game: refuse markup
+        # and control characters here instead of escaping at every print.
+        for n in names:
+            if not valid_name(n):
+                _err(tx("bad_name", name=n, most=MAX_NAME))
+                return 2
     else:
         names = [tx("human_name", n=i + 1) if k == HUMAN else f"{k.capitalize()} {i + 1}"
                  for i, k in enumerate(kinds)]
@@ -124,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
         start = args.start - 1
     delay = float(args.delay or 0.0)
-    if delay < 0:
+    if not 0 <= delay <= MAX_DELAY:  # also refuses nan; inf would overflow time.sleep
         _err(tx("bad_delay"))
         return 2
     # A seed is always chosen, so the record and the start line name it.

@@ -14,7 +14,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from rebirth.engine.formats import MAP_ID, MAX_MAP_BYTES, decode_json, read_regular_file, validate_map
+from rebirth.engine.formats import (
+    MAP_ID,
+    MAX_EXTENT,
+    MAX_MAP_BYTES,
+    decode_json,
+    read_regular_file,
+    validate_map,
+)
 from rebirth.engine.hexgrid import Hex, column_letters, neighbours, parse_label, to_offset
 from rebirth.engine.i18n import Text
 
@@ -261,6 +268,10 @@ def parse_board(data: Any, *, check_capacity: bool = True) -> Board:
     cols = [to_offset(h)[0] for h in hexes]
     rows = [h[1] for h in hexes]
     col0, row0 = min(cols), min(rows)
+    span = (max(cols) - col0 + 1, max(rows) - row0 + 1)
+    if max(span) > MAX_EXTENT:
+        raise MapError(f"map: it spans {span[0]} columns x {span[1]} rows; "
+                       f"at most {MAX_EXTENT} x {MAX_EXTENT} fit a terminal")
 
     def label(h: Hex) -> str:
         c, r = to_offset(h)

@@ -34,6 +34,9 @@ MAX_NUMBER_DIGITS = 40
 COORD_LIMIT = 200
 """|q| and |r| of every hex; with it every label has at most two column letters and
 three row digits (the form actions parse back)."""
+MAX_EXTENT = 150
+"""Columns and rows a map may span (the shipped maps span 26 x 26): bounds the
+terminal rendering, which walks every cell of the rectangle."""
 MAX_HEXES = 2_000
 """Spaces plus structures of one map (the shipped maps have under 200)."""
 MAX_ACTIONS = 3_000
@@ -352,32 +355,33 @@ def decode_json(raw: str | bytes, what: str, error: Callable[[str], Exception],
 
 
 def read_regular_file(path: str | os.PathLike[str], limit: int,
-                      error: Callable[[str], Exception]) -> bytes:
+                      error: Callable[[str], Exception], *, what: str | None = None) -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes; ``error(message)`` otherwise.
 
     Opened non-blocking and checked with fstat before reading, so a FIFO cannot
     hang and a device such as /dev/zero cannot fill memory.
     """
+    name = str(path) if what is None else what
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
-        raise error(f"{path}: cannot read ({exc.strerror})") from None
+        raise error(f"{name}: cannot read ({exc.strerror})") from None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise error(f"{path}: not a regular file")
+            raise error(f"{name}: not a regular file")
         if st.st_size > limit:
-            raise error(f"{path}: {st.st_size} bytes is too large (at most {limit})")
+            raise error(f"{name}: {st.st_size} bytes is too large (at most {limit})")
         chunks: list[bytes] = []
         size = 0
         while chunk := os.read(fd, 1 << 16):
             chunks.append(chunk)
             size += len(chunk)
             if size > limit:  # the file grew while being read
-                raise error(f"{path}: too large (at most {limit} bytes)")
+                raise error(f"{name}: too large (at most {limit} bytes)")
         return b"".join(chunks)
     except OSError as exc:
-        raise error(f"{path}: cannot read ({exc.strerror})") from None
+        raise error(f"{name}: cannot read ({exc.strerror})") from None
     finally:
         os.close(fd)
 

@@ -219,4 +219,4 @@ def load_record(text: str | bytes) -> Any:
 def read_record(path: str) -> Any:
     """:func:`load_record` of a file; RecordError when it cannot be read (a FIFO,
     a device and an oversized file are refused without reading them)."""
-    return load_record(read_regular_file(path, MAX_RECORD_BYTES, RecordError))
+    return load_record(read_regular_file(path, MAX_RECORD_BYTES, RecordError, what="record"))
