@@ -22,7 +22,7 @@ from rebirth.engine.formats import (
     read_regular_file,
     validate_map,
 )
-from rebirth.engine.hexgrid import Hex, column_letters, neighbours, parse_label, to_offset
+from rebirth.engine.hexgrid import Hex, column_letters, neighbours, to_offset
 from rebirth.engine.i18n import Text
 
 ENERGY, FOOD, BLANK, FLEXIBLE, SETTLEMENT = 0, 1, 2, 3, 4
@@ -268,6 +268,8 @@ def parse_board(data: Any, *, check_capacity: bool = True) -> Board:
     cols = [to_offset(h)[0] for h in hexes]
     rows = [h[1] for h in hexes]
     col0, row0 = min(cols), min(rows)
+    # The extent bound keeps every label in the form actions parse back (at most
+    # two column letters, three row digits) and the terminal rendering small.
     span = (max(cols) - col0 + 1, max(rows) - row0 + 1)
     if max(span) > MAX_EXTENT:
         raise MapError(f"map: it spans {span[0]} columns x {span[1]} rows; "
@@ -279,11 +281,6 @@ def parse_board(data: Any, *, check_capacity: bool = True) -> Board:
 
     def at(h: Hex) -> str:
         return f"hex {label(h)} (q={h[0]}, r={h[1]})"
-
-    for h in hexes:
-        # Actions name hexes by label: a label that does not parse back is unusable.
-        if parse_label(label(h)) != (to_offset(h)[0] - col0, h[1] - row0):
-            raise MapError(f"hex (q={h[0]}, r={h[1]}): label {label(h)!r} is outside A1..ZZ999")
 
     seen: dict[Hex, str] = {}
     for i, h in enumerate(hexes):

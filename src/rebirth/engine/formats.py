@@ -272,13 +272,11 @@ _TYPE_WORDS = {
 }
 
 
-def describe(exc: ValidationError, what: str) -> str:
-    """One line naming the first fault of a validation error, prefixed with ``what``."""
-    errors = exc.errors(include_url=False)
-    first = errors[0]
-    where = _loc(tuple(first["loc"]))
-    kind = first["type"]
-    msg = str(first["msg"])
+def _one(error: Any) -> tuple[str, str]:
+    """(field path, message) of one pydantic error."""
+    where = _loc(tuple(error["loc"]))
+    kind = error["type"]
+    msg = str(error["msg"])
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
     if msg.startswith("@"):  # a model-level check that names its field itself
@@ -286,15 +284,26 @@ def describe(exc: ValidationError, what: str) -> str:
     elif kind in _TYPE_WORDS:
         msg = _TYPE_WORDS[kind]
         if kind not in ("missing", "extra_forbidden"):
-            got = repr(first.get("input"))
+            got = repr(error.get("input"))
             msg += f", got {got[:40] + '...' if len(got) > 40 else got}"
     elif kind == "literal_error":
-        got = repr(first.get("input"))
-        msg = f"{msg[0].lower()}{msg[1:]}, got {got[:40]}"
+        msg = f"{msg[0].lower()}{msg[1:]}, got {repr(error.get('input'))[:40]}"
     else:
         msg = msg[0].lower() + msg[1:]
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return f"{what}: {where}: {msg}{more}" if where else f"{what}: {msg}{more}"
+    return where, msg
+
+
+def describe(exc: ValidationError, what: str) -> str:
+    """One line naming the first fault of a validation error (and the next one, if
+    any), prefixed with ``what``."""
+    errors = exc.errors(include_url=False)
+    where, msg = _one(errors[0])
+    line = f"{what}: {where}: {msg}" if where else f"{what}: {msg}"
+    if len(errors) > 1:
+        w2, m2 = _one(errors[1])
+        others = f"{len(errors) - 1} more" if len(errors) > 2 else "1 more"
+        line += f" (and {others}, e.g. {w2}: {m2})" if w2 else f" (and {others})"
+    return line
 
 
 def _no_constant(name: str) -> NoReturn:
