@@ -54,7 +54,8 @@ def test_unfinished_and_chance_records_stay_valid() -> None:
     (5, "record: result: must be an object, got 5"),
     ("won", "record: result: must be an object, got 'won'"),
     ([1, 2], "record: result: must be an object"),
-    ("misspelled", "record: result.winners: is required (and 1 more, e.g. result.winner: is not a known key)"),
+    ("misspelled",
+     "record: result.winners: is required (and 1 more, e.g. result.winner: is not a known key)"),
 ])
 def test_result_must_be_a_well_formed_object(result: Any, needle: str) -> None:
     rec = game_record()
@@ -331,7 +332,7 @@ def test_load_board_reads_only_small_regular_files(tmp_path: Path, what: str) ->
         path = tmp_path / "big.json"
         path.write_bytes(b" " * 3_000_000)
     start = time.perf_counter()
-    with pytest.raises(MapError, match="not a regular file|too large"):
+    with pytest.raises(MapError, match=r"not a regular file|too large"):
         load_board(path)
     assert time.perf_counter() - start < 2
 
