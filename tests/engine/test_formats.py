@@ -93,6 +93,19 @@ def test_booleans_floats_and_ranges_are_refused(path: tuple[Any, ...], value: An
     refused(rec, needle)
 
 
+@pytest.mark.parametrize("name", ["[/]", "[bold]x", "a\\b", "a\x1b[2Jb", "a\u202eb"])
+def test_player_names_that_cannot_be_shown_are_refused(name: str) -> None:
+    rec = game_record()
+    rec["players"][1]["name"] = name
+    refused(rec, "record: players[1].name: ")
+
+
+def test_map_names_that_cannot_be_shown_are_refused() -> None:
+    data = map_json("scotland")
+    data["structures"][2]["name"]["de"] = "Burg [/]"
+    map_refused(data, "map: structures[2].name.de: 'Burg [/]' has [ ] \\ or control characters")
+
+
 def test_unknown_keys_are_refused() -> None:
     rec = game_record()
     rec["players"][0]["colour"] = "red"
@@ -140,8 +153,8 @@ def test_deeply_nested_json_is_a_record_error() -> None:
         load_record(rec)
     # Brackets inside strings are text, not nesting.
     rec2 = game_record()
-    rec2["players"][0]["name"] = "[" * 60
-    assert load_record(json.dumps(rec2))["players"][0]["name"] == "[" * 60
+    rec2["engine"] = "[[[{" * 10
+    assert load_record(json.dumps(rec2))["engine"] == "[[[{" * 10
 
 
 def test_huge_numbers_are_a_record_error() -> None:

@@ -12,7 +12,6 @@ import json
 import random
 import sys
 import time
-import unicodedata
 from dataclasses import dataclass, field
 
 from rich.console import Console
@@ -25,6 +24,7 @@ from rebirth.cli.texts import COMMANDS, YES, Texts
 from rebirth.engine.actions import ActionError, Mark, Place, parse_action
 from rebirth.engine.determinize import determinize
 from rebirth.engine.events import Event
+from rebirth.engine.formats import printable
 from rebirth.engine.game import Game
 from rebirth.engine.i18n import pick
 from rebirth.engine.state import State
@@ -104,8 +104,7 @@ MAX_DELAY = 60.0
 def valid_name(name: str) -> bool:
     """A player name that prints safely: 1..MAX_NAME characters, no rich markup
     brackets, no backslash, no control or format characters."""
-    return 0 < len(name) <= MAX_NAME and not any(
-        c in "[]\\" or unicodedata.category(c)[0] == "C" for c in name)
+    return 0 < len(name) <= MAX_NAME and printable(name)
 
 
 def _make_console() -> Console:

@@ -17,6 +17,7 @@ import json
 import os
 import re
 import stat
+import unicodedata
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, NoReturn
 
@@ -56,6 +57,18 @@ def _only_one(v: int) -> int:
     return v
 
 
+def printable(text: str) -> bool:
+    """Text that prints safely on a terminal and through rich: no markup brackets,
+    no backslash (rich's escape), no control or format characters."""
+    return not any(c in "[]\\" or unicodedata.category(c)[0] == "C" for c in text)
+
+
+def _printable(v: str) -> str:
+    if not printable(v):
+        raise ValueError(f"{v[:40]!r} has [ ] \\ or control characters, which cannot be shown")
+    return v
+
+
 def _tile(v: str) -> str:
     if v not in TILE_CODES:
         raise ValueError(f"unknown tile {v!r} (expected one of {', '.join(TILE_CODES)})")
@@ -66,7 +79,7 @@ Version = Annotated[int, AfterValidator(_only_one)]
 Seat = Annotated[int, Field(ge=0, le=3)]
 Coord = Annotated[int, Field(ge=-COORD_LIMIT, le=COORD_LIMIT)]
 Id = Annotated[str, Field(pattern=ITEM_ID)]
-Name = Annotated[str, Field(max_length=200)]
+Name = Annotated[str, Field(max_length=200), AfterValidator(_printable)]
 Tile = Annotated[str, AfterValidator(_tile)]
 Points = Annotated[int, Field(ge=-10_000, le=10_000)]
 
@@ -98,7 +111,7 @@ class SpaceModel(BaseModel):
     r: Coord
     kind: Annotated[str, Field(max_length=20)]
     region: Annotated[str, Field(max_length=40)]
-    district: Annotated[str, Field(max_length=40)] | None = None
+    district: Id | None = None
     markers: Annotated[list[Annotated[str, Field(max_length=20)]], Field(max_length=3)] = []
 
 
@@ -129,7 +142,7 @@ class MapModel(BaseModel):
     regions: Annotated[list[RegionModel], Field(min_length=1, max_length=100)]
     structures: Annotated[list[StructureModel], Field(max_length=MAX_HEXES)] = []
     spaces: Annotated[list[SpaceModel], Field(min_length=1, max_length=MAX_HEXES)]
-    districts: Annotated[dict[Annotated[str, Field(max_length=40)], TextModel],
+    districts: Annotated[dict[Id, TextModel],
                          Field(max_length=MAX_HEXES)] = {}
     tiebreak: Annotated[list[Annotated[str, Field(max_length=60)]], Field(max_length=20)] = []
 
@@ -149,7 +162,7 @@ class PlayerModel(BaseModel):
 
     model_config = _STRICT
     seat: Seat
-    name: Annotated[str, Field(max_length=100)]
+    name: Annotated[str, Field(max_length=100), AfterValidator(_printable)]
     kind: Annotated[str, Field(max_length=40)]
 
 
