@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
 
+from rebirth.cli.maps import play_checks
 from rebirth.engine.board import MapError, decode_map, parse_board
-from rebirth.engine.game import Game, SetupError
+from rebirth.engine.game import SetupError
 from rebirth.engine.missions import DataError
 from rebirth.engine.records import RecordError, load_record, replay
 from recordkit import game_record, ireland_record_with_chance, map_json
@@ -199,8 +200,9 @@ def _load_record(raw: bytes) -> Any:
 
 def _load_map(raw: bytes) -> Any:
     board = parse_board(decode_map(raw))
-    # What play, bench and arena do next: the cards and tokens that go with the map.
-    return Game.create(board, 3)
+    # What play, bench and arena do next (as `maps check` runs it): the cards and
+    # tokens that go with the map, a random game per player count, the rendering.
+    return play_checks(board)
 
 
 def test_fuzz_records() -> None:
