@@ -162,10 +162,12 @@ def test_huge_numbers_are_a_record_error() -> None:
     with pytest.raises(RecordError, match="a number with 5000 digits"):
         load_record(text)
     rec = game_record()
-    rec["seed"] = 9 * 10**39  # 40 digits, above the 2**130 a seed may have
+    rec["seed"] = 10**159  # 160 digits, above the 2**512 a seed may have
     refused(rec, "record: seed: input should be less than or equal to")
-    rec["seed"] = 2**128 - 1  # a 128-bit secret seed is fine
-    assert load_record(json.dumps(rec))["seed"] == 2**128 - 1
+    rec["seed"] = 2**256 - 1  # a 256-bit secret seed is fine
+    assert load_record(json.dumps(rec))["seed"] == 2**256 - 1
+    with pytest.raises(RecordError, match="a number with 161 digits"):
+        load_record(json.dumps(game_record()).replace('"seed": 1', '"seed": ' + "1" * 161))
     with pytest.raises(RecordError, match="NaN is not a number JSON allows"):
         load_record(json.dumps(game_record()).replace('"seed": 1', '"seed": NaN'))
 

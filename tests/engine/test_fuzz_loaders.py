@@ -133,7 +133,7 @@ def _mutate_bytes(raw: bytes, rng: random.Random) -> bytes:
         text = raw.decode("utf-8", "surrogatepass")
         i = text.find(": 1")
         if i >= 0:
-            text = text[:i + 2] + "9" * rng.choice([41, 5000, 100_000]) + text[i + 3:]
+            text = text[:i + 2] + "9" * rng.choice([161, 5000, 100_000]) + text[i + 3:]
         return text.encode("utf-8", "surrogatepass")
     elif op == 5:  # NaN, Infinity, a byte-order mark, a lone surrogate escape
         text = raw.decode("utf-8", "surrogatepass")

@@ -30,8 +30,8 @@ MAX_RECORD_BYTES = 2_000_000
 MAX_MAP_BYTES = 2_000_000
 MAX_DEPTH = 32
 """Nesting depth of JSON arrays and objects; the formats need at most 5."""
-MAX_NUMBER_DIGITS = 40
-"""Digits in one JSON number (a 128-bit seed has 39)."""
+MAX_NUMBER_DIGITS = 160
+"""Digits in one JSON number (a 512-bit seed has 155)."""
 COORD_LIMIT = 200
 """|q| and |r| of every hex; with it every label has at most two column letters and
 three row digits (the form actions parse back)."""
@@ -163,7 +163,7 @@ class PlayerModel(BaseModel):
     model_config = _STRICT
     seat: Seat
     name: Annotated[str, Field(max_length=100), AfterValidator(_printable)]
-    kind: Annotated[str, Field(max_length=40)]
+    kind: Annotated[str, Field(max_length=40), AfterValidator(_printable)]
 
 
 class SetupModel(BaseModel):
@@ -222,8 +222,8 @@ class RecordModel(BaseModel):
     map_digest: Annotated[str, Field(pattern=r"^[0-9a-f]{16}$")] | None = None
     players: Annotated[list[PlayerModel], Field(min_length=2, max_length=4)]
     variants: Annotated[list[Annotated[str, Field(max_length=40)]], Field(max_length=20)] = []
-    # A seed is information only (the setup counts); large enough for a 128-bit secret.
-    seed: Annotated[int, Field(ge=-(2**130), le=2**130)] | None = None
+    # A seed is information only (the setup counts); room for a secret of up to 512 bits.
+    seed: Annotated[int, Field(ge=-(2**512), le=2**512)] | None = None
     setup: SetupModel
     actions: Annotated[list[ActionModel], Field(max_length=MAX_ACTIONS)]
     result: ResultModel | None = None
@@ -324,8 +324,9 @@ def _no_constant(name: str) -> NoReturn:
 
 
 def _bounded_int(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_NUMBER_DIGITS:
-        raise ValueError(f"a number with {len(text)} digits (at most {MAX_NUMBER_DIGITS})")
+    digits = len(text.lstrip("-"))
+    if digits > MAX_NUMBER_DIGITS:
+        raise ValueError(f"a number with {digits} digits (at most {MAX_NUMBER_DIGITS})")
     return int(text)
 
 
