@@ -82,7 +82,7 @@ def test_tampered_result_and_setup_are_rejected(tmp_path: Path,
 @pytest.mark.parametrize(("text", "needle"), [
     ("{not json", "not valid JSON"),
     ('{"format": "rebirth-record", "version": 1, "board": "atlantis", "players": [{}, {}],'
-     ' "setup": {}, "actions": []}', "unknown map"),
+     ' "setup": {}, "actions": []}', "players[0].seat: is required"),
     ('{"format": "something"}', "format"),
 ])
 def test_malformed_records(tmp_path: Path, text: str, needle: str,

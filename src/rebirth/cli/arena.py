@@ -21,6 +21,7 @@ from rebirth.arena import (
 )
 from rebirth.engine.board import MapError
 from rebirth.engine.game import Game, SetupError
+from rebirth.engine.missions import DataError
 from rebirth.fileio import check_writable_dir, write_atomic
 
 
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
             why = check_writable_dir(args.out)
             if why is not None:
                 raise ArenaError(f"cannot write to --out {args.out}: {why}")
-    except (ArenaError, MapError, SetupError) as exc:
+    except (ArenaError, MapError, SetupError, DataError) as exc:  # DataError: cards vs map
         print(f"error: {exc}", file=sys.stderr)
         return 2
     config = ArenaConfig(args.board, args.players, seats, args.games, args.seed,

@@ -10,6 +10,7 @@ from typing import Any
 from rebirth.bench import bench_mcts, bench_random
 from rebirth.engine.board import MapError
 from rebirth.engine.game import Game, SetupError
+from rebirth.engine.missions import DataError
 
 # The two reference configurations measured when no board is named.
 STANDARD = (("scotland", 3), ("ireland", 4))
@@ -29,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
         configs = configs[:1]
     try:
         games = [Game.create(b, n, args.variant) for b, n in configs]
-    except (MapError, SetupError) as exc:
+    except (MapError, SetupError, DataError) as exc:  # DataError: cards that do not fit the map
         print(f"error: {exc}", file=sys.stderr)
         return 2
     for game in games:

@@ -8,20 +8,16 @@ import sys
 
 from rebirth.bots.base import BotError
 from rebirth.engine.board import MapError, load_board
-from rebirth.engine.records import RecordError, load_record
+from rebirth.engine.records import RecordError, read_record
 from rebirth.hint import hint
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        with open(args.file, encoding="utf-8") as fh:
-            record = load_record(fh.read())
+        record = read_record(args.file)
         board = load_board(args.map) if args.map else None
         h = hint(record, args.seat - 1, level=args.level, iterations=args.iterations,
                  seed=args.seed, board=board)
-    except OSError as exc:
-        print(f"error: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
-        return 2
     except (RecordError, MapError) as exc:
         print(f"error: {args.file}: {exc}", file=sys.stderr)
         return 1

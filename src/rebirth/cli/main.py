@@ -3,10 +3,51 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rebirth import __version__
+
+SEED_LIMIT = 2**128
+"""Seeds are stored in records, whose schema bounds them (formats.RecordModel)."""
+
+
+def int_in(lo: int, hi: int) -> Callable[[str], int]:
+    """An argparse type: an integer from ``lo`` to ``hi``, else a clear usage error (exit 2)."""
+
+    def parse(text: str) -> int:
+        try:
+            if len(text) > 50:
+                raise ValueError
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text[:50]!r} is not a whole number") from None
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"must be from {lo} to {hi}, not {v}")
+        return v
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def seconds_in(lo: float, hi: float, *, allow_lo: bool = True) -> Callable[[str], float]:
+    """An argparse type: a finite number of seconds in ``lo..hi`` (``lo`` excluded unless
+    ``allow_lo``); refuses nan and inf, which would overflow ``time.sleep`` or never end."""
+
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text[:50]!r} is not a number") from None
+        ok = math.isfinite(v) and (lo <= v if allow_lo else lo < v) and v <= hi
+        if not ok:
+            span = f"from {lo:g} to {hi:g}" if allow_lo else f"more than {lo:g} and at most {hi:g}"
+            raise argparse.ArgumentTypeError(f"must be a number of seconds {span}, not {text[:50]}")
+        return v
+
+    parse.__name__ = "seconds"
+    return parse
 
 
 def _add_game_options(p: argparse.ArgumentParser, *, seats: bool = True) -> None:
@@ -18,7 +59,7 @@ def _add_game_options(p: argparse.ArgumentParser, *, seats: bool = True) -> None
     if seats:
         p.add_argument("--seats", default=None,
                        help="comma-separated seat kinds: human or a bot name, e.g. human,greedy,random")
-        p.add_argument("--seed", type=int, default=None)
+        p.add_argument("--seed", type=int_in(-SEED_LIMIT, SEED_LIMIT), default=None)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,10 +77,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="continue a saved game (its board, seats and names come from the file)")
     play.add_argument("--lang", choices=("en", "de"), default="en")
     play.add_argument("--names", default=None, help="comma-separated player names")
-    play.add_argument("--start", type=int, default=None, metavar="SEAT",
+    play.add_argument("--start", type=int_in(1, 4), default=None, metavar="SEAT",
                       help="start player (1..N); random by default (S-7)")
-    play.add_argument("--delay", type=float, default=0.0,
-                      help="seconds to pause after each bot move when a human watches")
+    play.add_argument("--delay", type=seconds_in(0, 60), default=0.0,
+                      help="seconds (0..60) to pause after each bot move when a human watches")
 
     rep = sub.add_parser("replay", help="replay and verify a game record")
     rep.add_argument("file")
@@ -54,8 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="shipped map name or map file (default: both reference configurations)")
     bench.add_argument("--players", type=int, default=None, choices=(2, 3, 4))
     bench.add_argument("--variant", action="append", default=[], metavar="NAME")
-    bench.add_argument("--runs", type=int, default=5)
-    bench.add_argument("--seconds", type=float, default=1.0, help="length of each run")
+    bench.add_argument("--runs", type=int_in(1, 1000), default=5)
+    bench.add_argument("--seconds", type=seconds_in(0, 600, allow_lo=False), default=1.0,
+                       help="length of each run (more than 0, at most 600)")
     bench.add_argument("--json", action="store_true")
     bench.add_argument("--no-mcts", action="store_true", help="skip the mcts measurement")
 
@@ -69,19 +111,19 @@ def build_parser() -> argparse.ArgumentParser:
     _add_game_options(arena, seats=False)
     arena.add_argument("--seats", required=True,
                        help="comma-separated bot or level names, one per seat, e.g. hard,greedy,greedy")
-    arena.add_argument("--games", type=int, default=60)
-    arena.add_argument("--jobs", type=int, default=1, help="parallel worker processes")
-    arena.add_argument("--seed", type=int, default=0)
+    arena.add_argument("--games", type=int_in(1, 1_000_000), default=60)
+    arena.add_argument("--jobs", type=int_in(1, 256), default=1, help="parallel worker processes")
+    arena.add_argument("--seed", type=int_in(-SEED_LIMIT, SEED_LIMIT), default=0)
     arena.add_argument("--out", default=None, metavar="DIR",
                        help="write results.json and a score plot (PNG) here")
     arena.add_argument("--json", action="store_true", help="print one JSON object")
 
     hint = sub.add_parser("hint", help="the best action for a seat in a record's last position")
     hint.add_argument("file")
-    hint.add_argument("--seat", type=int, required=True, help="seat number, 1..N")
+    hint.add_argument("--seat", type=int_in(1, 4), required=True, help="seat number, 1..N")
     hint.add_argument("--level", default="hard", help="bot or level doing the analysis")
-    hint.add_argument("--iterations", type=int, default=None)
-    hint.add_argument("--seed", type=int, default=0)
+    hint.add_argument("--iterations", type=int_in(1, 10_000_000), default=None)
+    hint.add_argument("--seed", type=int_in(-SEED_LIMIT, SEED_LIMIT), default=0)
     hint.add_argument("--json", action="store_true")
     hint.add_argument("--map", default=None, help="map file for records of a custom map")
 
@@ -93,7 +135,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Run one command; the exit code (2 for a usage error, with argparse's message)."""
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # usage errors, --help and --version: return their code
+        return exc.code if isinstance(exc.code, int) else 2
     cmd = args.command
     if cmd == "play":
         from rebirth.cli import play

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 
-from rebirth.engine.board import MapError, builtin_board, builtin_names, load_board
+from rebirth.engine.board import Board, MapError, builtin_board, builtin_names, load_board
+from rebirth.engine.game import Game, SetupError
+from rebirth.engine.missions import DataError
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,5 +50,51 @@ def run(args: argparse.Namespace) -> int:
               f"{'>=' if s_ok else '<'} {row.settlement_tiles} tiles; farm spaces "
               f"{row.farm_spaces} - {row.blockers} blockers = {f_free} {'>=' if f_ok else '<'} "
               f"{row.farm_tiles} tiles: {flag}")
-    print("VALID" if ok else "INVALID: capacity rule S-9 fails")
-    return 0 if ok else 1
+    if not ok:
+        print("INVALID: capacity rule S-9 fails")
+        return 1
+    try:
+        for line in play_checks(board):
+            print("  " + line)
+    except (MapError, SetupError, DataError) as exc:
+        print(f"INVALID: {exc}")
+        return 1
+    print("VALID")
+    return 0
+
+
+def play_checks(board: Board) -> list[str]:
+    """Run on ``board`` what play, bench and arena would, and say what was checked.
+
+    Raises MapError, SetupError or DataError at the first fault: the mission
+    cards (and Ireland's tower tokens) that would be used with the map, a game
+    dealt and played to the end by random moves for 2, 3 and 4 players, and the
+    terminal rendering of the map.
+    """
+    from rebirth.cli import render
+
+    out: list[str] = []
+    games = [Game.create(board, n) for n in (2, 3, 4)]
+    game = games[0]
+    out.append(f"mission cards: the {len(game.cards)} shipped {board.rules} cards fit the map "
+               "(every region and castle they name exists)")
+    if board.is_ireland:
+        out.append(f"tower tokens: {len(game.tokens)} for {len(board.towers)} towers; "
+                   f"display of 8 public missions from {len(game.cards)} cards")
+    rng = random.Random(0)
+    for g in games:
+        state = g.new_state(rng.getrandbits(32))
+        # A bounded loop: a game has at most one action per tile and marker.
+        for _ in range(10_000):
+            if state.done:
+                break
+            state.apply_id(state.random_action_id(rng))
+        if not state.done:
+            raise MapError(f"a random game with {g.players} players did not end")
+    out.append("games: a game with 2, 3 and 4 players dealt and played to the end by random "
+               "moves (as bench and arena do)")
+    view = games[1].new_state(0).view(None)
+    text = render.render_map(board, view, wide=True)
+    out.append(f"terminal: the map renders ({render.map_width(board, wide=True)} columns wide, "
+               f"{len(text.plain.splitlines())} lines), as play shows it")
+    return out

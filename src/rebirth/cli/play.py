@@ -34,6 +34,7 @@ from rebirth.engine.actions import ActionError, Mark, Place, parse_action
 from rebirth.engine.board import Board
 from rebirth.engine.determinize import determinize
 from rebirth.engine.events import Event
+from rebirth.engine.formats import printable
 from rebirth.engine.game import Game
 from rebirth.engine.hexgrid import LABEL_RE
 from rebirth.engine.i18n import pick
@@ -118,6 +119,16 @@ def _seat_kinds(args: argparse.Namespace, tx: Texts) -> list[str] | None:
         _err(tx("bad_seat_count", players=players, n=len(kinds)))
         return None
     return kinds
+
+
+MAX_NAME = 30
+MAX_DELAY = 60.0
+
+
+def valid_name(name: str) -> bool:
+    """A player name that prints safely: 1..MAX_NAME characters, no rich markup
+    brackets, no backslash, no control or format characters."""
+    return 0 < len(name) <= MAX_NAME and printable(name)
 
 
 def _make_console() -> Console:
@@ -228,7 +239,7 @@ def run(args: argparse.Namespace) -> int:
         match, kinds = made
         game = match.game
     delay = float(args.delay or 0.0)
-    if delay < 0:
+    if not 0 <= delay <= MAX_DELAY:  # also refuses nan; inf would overflow time.sleep
         _err(tx("bad_delay"))
         return 2
     console = _make_console()
@@ -281,6 +292,12 @@ def _new_match(args: argparse.Namespace, tx: Texts) -> tuple[Match, list[str]] |
         if len(names) != players:
             _err(tx("bad_names", players=players, n=len(names)))
             return None
+        # Names are printed through rich markup all over the game: refuse markup
+        # and control characters here instead of escaping at every print.
+        for n in names:
+            if not valid_name(n):
+                _err(tx("bad_name", name=n, most=MAX_NAME))
+                return None
     else:
         names = [tx("human_name", n=i + 1) if k == HUMAN else f"{k.capitalize()} {i + 1}"
                  for i, k in enumerate(kinds)]

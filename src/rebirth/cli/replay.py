@@ -9,16 +9,10 @@ import sys
 from rebirth.cli.texts import Texts
 from rebirth.engine.board import MapError, load_board
 from rebirth.engine.events import Event
-from rebirth.engine.records import RecordError, load_record, replay, summary_json
+from rebirth.engine.records import RecordError, read_record, replay, summary_json
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        with open(args.file, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as exc:
-        print(f"error: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
-        return 2
     lines: list[str] = []
     names: list[str] = []
 
@@ -28,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         board = load_board(args.map) if args.map else None
-        record = load_record(text)
+        record = read_record(args.file)
         if isinstance(record, dict) and isinstance(record.get("players"), list):
             names = [str(p.get("name", f"Player {i + 1}")) if isinstance(p, dict)
                      else f"Player {i + 1}" for i, p in enumerate(record["players"])]

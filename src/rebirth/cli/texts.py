@@ -27,7 +27,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Fehler: --start muss ein Platz von 1 bis {players} sein, nicht {start}",
     ),
     "bad_setup": ("error: {msg}", "Fehler: {msg}"),
-    "bad_delay": ("error: --delay must not be negative", "Fehler: --delay darf nicht negativ sein"),
+    "bad_delay": ("error: --delay must be a number of seconds from 0 to 60",
+                  "Fehler: --delay muss eine Zahl von Sekunden zwischen 0 und 60 sein"),
+    "bad_name": (
+        "error: the name {name!r} must have 1 to {most} characters and no [ ] \\ or control characters",
+        "Fehler: der Name {name!r} muss 1 bis {most} Zeichen haben, ohne [ ] \\ oder Steuerzeichen",
+    ),
     "human_name": ("Player {n}", "Spieler {n}"),
     # The seed is never shown during a game (it would let a seat deal the game
     # again); it is in the record written at the end.

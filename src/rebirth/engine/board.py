@@ -7,12 +7,21 @@ precomputed tuple indexed by space number.
 
 from __future__ import annotations
 
-import json
+import os
+import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from rebirth.engine.formats import (
+    MAP_ID,
+    MAX_EXTENT,
+    MAX_MAP_BYTES,
+    decode_json,
+    read_regular_file,
+    validate_map,
+)
 from rebirth.engine.hexgrid import Hex, column_letters, neighbours, to_offset
 from rebirth.engine.i18n import Text
 
@@ -204,9 +213,17 @@ def _str(obj: dict[str, Any], key: str, where: str) -> str:
 
 
 def parse_board(data: Any, *, check_capacity: bool = True) -> Board:
-    """Validate a decoded map file and compile it; raises :class:`MapError`."""
+    """Validate a decoded map file and compile it; raises :class:`MapError`.
+
+    The typed schema (:class:`rebirth.engine.formats.MapModel`) is checked first,
+    so the checks below see well-typed data of bounded size.
+    """
     if not isinstance(data, dict):
         raise MapError("map: the file must hold a JSON object")
+    try:
+        validate_map(data)
+    except ValueError as exc:
+        raise MapError(str(exc)) from None
     if data.get("format") != FORMAT:
         raise MapError(f"map: 'format' must be {FORMAT!r}, got {data.get('format')!r}")
     if data.get("version") != FORMAT_VERSION:
@@ -251,6 +268,12 @@ def parse_board(data: Any, *, check_capacity: bool = True) -> Board:
     cols = [to_offset(h)[0] for h in hexes]
     rows = [h[1] for h in hexes]
     col0, row0 = min(cols), min(rows)
+    # The extent bound keeps every label in the form actions parse back (at most
+    # two column letters, three row digits) and the terminal rendering small.
+    span = (max(cols) - col0 + 1, max(rows) - row0 + 1)
+    if max(span) > MAX_EXTENT:
+        raise MapError(f"map: it spans {span[0]} columns x {span[1]} rows; "
+                       f"at most {MAX_EXTENT} x {MAX_EXTENT} fit a terminal")
 
     def label(h: Hex) -> str:
         c, r = to_offset(h)
@@ -453,15 +476,15 @@ def parse_board(data: Any, *, check_capacity: bool = True) -> Board:
     return board
 
 
+def decode_map(raw: str | bytes, *, source: str = "map") -> Any:
+    """Decode map JSON (text or UTF-8 bytes) with bounded size and nesting; MapError otherwise."""
+    return decode_json(raw, source, MapError, max_bytes=MAX_MAP_BYTES)
+
+
 def load_board(path: str | Path, *, check_capacity: bool = True) -> Board:
     """Load and validate a map file; raises :class:`MapError` with a clear message."""
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise MapError(f"{p}: cannot read ({exc.strerror})") from exc
-    except json.JSONDecodeError as exc:
-        raise MapError(f"{p}: not valid JSON (line {exc.lineno}, column {exc.colno})") from exc
+    data = decode_map(read_regular_file(p, MAX_MAP_BYTES, MapError), source=str(p))
     return parse_board(data, check_capacity=check_capacity)
 
 
@@ -471,10 +494,10 @@ _BUILTIN: dict[str, Board] = {}
 def builtin_board(name: str) -> Board:
     """One of the shipped maps (``scotland``, ``ireland``), loaded once."""
     if name not in _BUILTIN:
-        ref = resources.files("rebirth.data").joinpath("maps", f"{name}.json")
-        if not ref.is_file():
+        if not re.match(MAP_ID, name) or name not in builtin_names():
             raise MapError(f"unknown map {name!r} (shipped maps: {', '.join(builtin_names())})")
-        _BUILTIN[name] = parse_board(json.loads(ref.read_text(encoding="utf-8")))
+        ref = resources.files("rebirth.data").joinpath("maps", f"{name}.json")
+        _BUILTIN[name] = parse_board(decode_map(ref.read_bytes(), source=f"map {name!r}"))
     return _BUILTIN[name]
 
 
@@ -485,7 +508,14 @@ def builtin_names() -> list[str]:
 
 
 def resolve_board(name_or_path: str) -> Board:
-    """A shipped map by name, or a map file by path."""
+    """A shipped map by name, or a map file by path (for command-line options only:
+    a record's ``board`` names a shipped map, see :func:`rebirth.engine.records.replay`)."""
     if name_or_path in builtin_names():
         return builtin_board(name_or_path)
+    if not os.path.lexists(name_or_path):
+        shipped = ", ".join(builtin_names())
+        if re.search(r"[./\\]", name_or_path):
+            raise MapError(f"{name_or_path}: no such map file (shipped maps: {shipped})")
+        raise MapError(f"unknown map {name_or_path!r} (shipped maps: {shipped}; "
+                       "or give the path of a map file)")
     return load_board(name_or_path)

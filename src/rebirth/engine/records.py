@@ -14,10 +14,12 @@ from typing import Any
 
 from rebirth import __version__
 from rebirth.engine.actions import ActionError, parse_action
-from rebirth.engine.board import Board, MapError, resolve_board
+from rebirth.engine.board import Board, MapError, builtin_board, builtin_names
 from rebirth.engine.codec import ActionCodec
 from rebirth.engine.events import Event
+from rebirth.engine.formats import MAX_RECORD_BYTES, decode_json, read_regular_file, validate_record
 from rebirth.engine.game import Game, Setup, SetupError
+from rebirth.engine.missions import DataError
 from rebirth.engine.state import State
 from rebirth.engine.tiles import NEUTRAL, tile_code
 
@@ -138,22 +140,28 @@ def replay(record: Any, *, board: Board | None = None,
     _require("redacted_for" not in record,
              "record: it was redacted for one seat during the game; without the hidden setup "
              "it cannot be replayed (the complete record exists once the game is over)")
-    _require(record.get("format") == FORMAT, f"record: 'format' must be {FORMAT!r}")
-    _require(record.get("version") == FORMAT_VERSION,
-             f"record: unsupported version {record.get('version')!r}")
-    players = record.get("players")
-    _require(isinstance(players, list) and 2 <= len(players) <= 4,
-             "record: 'players' must list 2 to 4 seats")
+    # The whole document is checked against the typed schema first, so the loop
+    # below sees well-typed data (formats.RecordModel).
+    try:
+        validate_record(record)
+    except ValueError as exc:
+        raise RecordError(str(exc)) from None
+    players = record["players"]
     variants = record.get("variants", [])
-    _require(isinstance(variants, list) and all(isinstance(v, str) for v in variants),
-             "record: 'variants' must be a list of names")
+    name = record["board"]
     if board is None:
-        name = record.get("board")
-        _require(isinstance(name, str), "record: 'board' must name a map")
+        # Never a path: a record names a shipped map; a custom map is passed in
+        # explicitly (``--map FILE``) and checked by its digest below.
+        if name not in builtin_names():
+            raise RecordError(
+                f"record: board: {name!r} is not a shipped map ({', '.join(builtin_names())}); "
+                "give the map file of a custom map with --map FILE")
         try:
-            board = resolve_board(name)
-        except MapError as exc:
+            board = builtin_board(name)
+        except MapError as exc:  # pragma: no cover - shipped maps are valid
             raise RecordError(f"record: unknown map {name!r} ({exc})") from exc
+    elif name != board.id:
+        raise RecordError(f"record: board: it was played on map {name!r}, not on {board.id!r}")
     digest = record.get("map_digest")
     if digest is not None and digest != map_digest(board):
         raise RecordError(
@@ -164,7 +172,7 @@ def replay(record: Any, *, board: Board | None = None,
         setup = Setup.from_json(record.get("setup"))
         seed = record.get("seed")
         state = game.from_setup(setup, seed=seed if isinstance(seed, int) else None)
-    except SetupError as exc:
+    except (SetupError, DataError) as exc:
         raise RecordError(f"record: {exc}") from exc
     actions = record.get("actions")
     _require(isinstance(actions, list), "record: 'actions' must be a list")
@@ -214,9 +222,23 @@ def replay(record: Any, *, board: Board | None = None,
     return state
 
 
-def load_record(text: str) -> Any:
-    """Decode record text; RecordError on malformed JSON."""
+def load_record(text: str | bytes) -> Any:
+    """Decode record text (or UTF-8 bytes) and check it against the record schema.
+
+    Returns the decoded document for :func:`replay`; RecordError, naming the
+    field, on invalid UTF-8, malformed or oversized JSON, or an ill-typed record.
+    """
+    data = decode_json(text, "record", RecordError, max_bytes=MAX_RECORD_BYTES)
+    if not isinstance(data, dict):
+        raise RecordError("record: must be a JSON object")
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"record: not valid JSON (line {exc.lineno}, column {exc.colno})") from exc
+        validate_record(data)
+    except ValueError as exc:
+        raise RecordError(str(exc)) from None
+    return data
+
+
+def read_record(path: str) -> Any:
+    """:func:`load_record` of a file; RecordError when it cannot be read (a FIFO,
+    a device and an oversized file are refused without reading them)."""
+    return load_record(read_regular_file(path, MAX_RECORD_BYTES, RecordError, what="record"))
