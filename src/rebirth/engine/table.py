@@ -252,7 +252,7 @@ class TableState(State):
 
     # ------------------------------------------------------------------ apply
 
-    def apply(self, action: Any) -> list[Event]:  # type: ignore[override]
+    def apply(self, action: Any) -> list[Event]:
         """Apply an entry given as text (``S3@H7``, ``mark I03``, ``discard S3``, or at a
         chance node ``reveal S2`` / ``token ID`` / ``card ID``) after checking it.
 
@@ -262,13 +262,13 @@ class TableState(State):
             raise TableError("the game is over", "die Partie ist vorbei")
         text = str(action)
         if self.is_chance_node():
-            return self.apply_chance(self.codec.parse_chance(text))
-        try:
-            self.codec.parse_chance(text)
-            is_outcome = True
-        except ActionError:
-            is_outcome = False
-        if is_outcome:
+            try:
+                outcome = self.codec.parse_chance(text)
+            except ActionError as exc:
+                raise TableError(f"{exc.text['en']} (asked now: {self.asked()})",
+                                 f"{exc.text['de']} (gefragt ist: {self.asked()})") from None
+            return self.apply_chance(outcome)
+        if text.strip().lower().split(" ")[0] in ("token", "card", "reveal"):
             raise TableError(f"{text}: no outcome is asked for now; seat {self.cur + 1} is to act",
                              f"{text}: gerade ist kein Ergebnis gefragt; Sitz {self.cur + 1} ist dran")
         aid = self.codec.parse(text)
