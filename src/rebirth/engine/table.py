@@ -476,18 +476,27 @@ class TableState(State):
 
     def position(self) -> Position:
         """The public facts now as a :class:`~rebirth.engine.position.Position` (no secrets:
-        the drawn cards are entered only at the end)."""
+        the drawn cards are entered only at the end).
+
+        A position names a token for every tower (S-8); a tower nobody has reached yet gets
+        one of the tokens not entered so far. That token pays nothing until its tower is
+        reached, so it changes no standing and no end scoring; what a placement next to
+        that tower would score is not known before its token is entered."""
         from rebirth.engine.position import Position
 
         if self.is_chance_node():
             raise TableError(f"an outcome is pending ({self.asked()}): enter it first",
                              f"ein Ergebnis steht aus ({self.asked()}): erst eingeben")
-        toks = self.tokens_on_towers
+        toks = self.tokens_on_towers[:]
+        spare = [t.index for t in self.game.tokens if t.index not in toks]
+        for i, t in enumerate(toks):
+            if t < 0:
+                toks[i] = spare.pop(0)
         pos = Position.from_state(self)
         return replace(
             pos,
             tower_tokens=tuple((tw.id, self.game.tokens[toks[tw.index]].id)
-                               for tw in self.board.towers if toks[tw.index] >= 0),
+                               for tw in self.board.towers),
             deck_count=self.deck_size - self.deck_pos)
 
 
