@@ -154,6 +154,13 @@ def _refused(ts: TableState, text: str, *needles: str) -> None:
     assert snapshot(ts) == before
 
 
+def _refused_as(ts: TableState, seat: int, text: str, needle: str) -> None:
+    before = snapshot(ts)
+    with pytest.raises(TableError, match=needle):
+        ts.apply(text, seat=seat)
+    assert snapshot(ts) == before
+
+
 def test_bad_input_names_hex_or_tile_and_changes_nothing() -> None:
     """P-3/P-4 illegal tile/hex pairs, an occupied hex (P-1), an unknown hex, an exhausted
     kind (S-1), a marker out of turn (I-8), an outcome when none is asked."""
@@ -169,7 +176,8 @@ def test_bad_input_names_hex_or_tile_and_changes_nothing() -> None:
     _refused(ts, "token points3a", "no outcome")
     _refused(ts, "mark S01", "I-8")
     assert ts.current_player == 1
-    ts.apply(f"S4@{settle}")
+    _refused_as(ts, 2, f"S4@{settle}", "seat 2's turn, not seat 3's")
+    ts.apply(f"S4@{settle}", seat=1)
     _refused(ts, f"S1@{settle}", settle, "P-1")
     # Each seat has three S4 (S-1): the fourth is refused, naming the tile.
     frees = [s.label for s in b.spaces if s.kind_name == "settlement" and s.label != settle]

@@ -172,14 +172,19 @@ class TableState(State):
         """Tiles seat p still takes from its supply (tiles in play minus set-aside, S-3/S-4)."""
         return self.supply_size - self.moves[p]
 
-    def asked(self) -> str:
+    def asked(self, lang: str = "en") -> str:
         """What the pending chance node asks, e.g. ``token on tower T1`` (empty if none)."""
+        de = lang == "de"
         if self.phase == PHASE_TOKEN:
-            return f"token on tower {self.board.towers[self.token_queue[0]].id}"
+            tw = self.board.towers[self.token_queue[0]]
+            name = tw.name.get(lang, tw.name["en"])
+            return f"Plättchen auf Turm {name}" if de else f"token on tower {name}"
         if self.phase == PHASE_CARDS:
-            return f"card drawn by seat {self.cur}"
+            return (f"Karte, die Sitz {self.cur + 1} gezogen hat" if de
+                    else f"card drawn by seat {self.cur + 1}")
         if self.phase == PHASE_CHANCE:
-            return f"extra tile of seat {self.cur}"
+            return (f"Extra-Plättchen von Sitz {self.cur + 1}" if de
+                    else f"extra tile of seat {self.cur + 1}")
         return ""
 
     # -------------------------------------------------------- legal entries
@@ -252,21 +257,29 @@ class TableState(State):
 
     # ------------------------------------------------------------------ apply
 
-    def apply(self, action: Any) -> list[Event]:
+    def apply(self, action: Any, seat: int | None = None) -> list[Event]:
         """Apply an entry given as text (``S3@H7``, ``mark I03``, ``discard S3``, or at a
-        chance node ``reveal S2`` / ``token ID`` / ``card ID``) after checking it.
+        chance node ``reveal S2`` / ``token ID`` / ``card ID``) after checking it; ``seat``,
+        if given, must be the seat to act (CHANCE for an outcome).
 
         Raises :class:`ActionError` naming the hex or tile; then nothing has changed.
         """
         if self.done:
             raise TableError("the game is over", "die Partie ist vorbei")
         text = str(action)
+        if seat is not None and seat != self.current_player:
+            if self.is_chance_node():
+                raise TableError(
+                    f"{text}: not seat {seat + 1}'s turn; first enter the {self.asked()}",
+                    f"{text}: Sitz {seat + 1} ist nicht dran; erst eingeben: {self.asked('de')}")
+            raise TableError(f"{text}: it is seat {self.cur + 1}'s turn, not seat {seat + 1}'s",
+                             f"{text}: Sitz {self.cur + 1} ist dran, nicht Sitz {seat + 1}")
         if self.is_chance_node():
             try:
                 outcome = self.codec.parse_chance(text)
             except ActionError as exc:
                 raise TableError(f"{exc.text['en']} (asked now: {self.asked()})",
-                                 f"{exc.text['de']} (gefragt ist: {self.asked()})") from None
+                                 f"{exc.text['de']} (gefragt ist: {self.asked('de')})") from None
             return self.apply_chance(outcome)
         if text.strip().lower().split(" ")[0] in ("token", "card", "reveal"):
             raise TableError(f"{text}: no outcome is asked for now; seat {self.cur + 1} is to act",
@@ -460,7 +473,7 @@ class TableState(State):
             return (f"{what}: that card is on display or already entered for a player",
                     f"{what}: diese Karte liegt aus oder ist schon für einen Spieler eingegeben")
         return (f"{what} does not answer what is asked now ({asked})",
-                f"{what} beantwortet nicht die aktuelle Frage ({asked})")
+                f"{what} beantwortet nicht die aktuelle Frage ({self.asked('de')})")
 
     # ---------------------------------------------------------- records
 
@@ -486,7 +499,7 @@ class TableState(State):
 
         if self.is_chance_node():
             raise TableError(f"an outcome is pending ({self.asked()}): enter it first",
-                             f"ein Ergebnis steht aus ({self.asked()}): erst eingeben")
+                             f"ein Ergebnis steht aus ({self.asked('de')}): erst eingeben")
         toks = self.tokens_on_towers[:]
         spare = [t.index for t in self.game.tokens if t.index not in toks]
         for i, t in enumerate(toks):
