@@ -290,3 +290,29 @@ def test_setup_errors() -> None:
         new_table_game("ireland", 3, display=["X"])
     with pytest.raises(ValueError, match="only on Ireland"):
         new_table_game("scotland", 3, display=["S01"])
+
+
+def test_P7_discard_at_the_table() -> None:
+    """P-7: a tile kind with no legal space anywhere may be discarded (and only then); the
+    discard uses the turn; when every tile of the supply is placed or discarded, E-1."""
+    from mapkit import make_board
+
+    board = make_board("E F B B")
+    ts = TableState(Game.create(board, 2, cards=()), 0)
+    ts.apply("E@A1")
+    ts.apply("F@B1")
+    c = ts.codec
+    legal = ts.legal_action_ids()
+    assert c.discard_id(3) in legal and c.discard_id(0) not in legal
+    _refused(ts, "discard E", "P-7")
+    ev = ts.apply("discard S2", seat=0)
+    assert [e.rule for e in ev] == ["P-7"] and ts.discarded[0] == [3]
+    assert ts.current_player == 1 and ts.remaining(0)[3] == 2
+    ts.apply("F@C1")
+    ts.apply("E@D1")
+    while not ts.is_terminal():
+        ts.apply_id(ts.legal_action_ids()[0])
+    assert all(len(ts.discarded[q]) + ts.placed[q] == ts.supply_size for q in range(2))
+    assert ts.score == [2, 3]  # F-1: C1 joins B1, a group of 2
+    again = replay(json.loads(json.dumps(table_record(ts))), board=board)
+    assert again.score == ts.score and again.discarded == ts.discarded
