@@ -319,3 +319,30 @@ def test_P7_discard_at_the_table() -> None:
     # shipped cards, which name regions this map lacks.)
     again = replay_table(json.loads(json.dumps(table_record(ts))), ts.game)
     assert again.score == ts.score and again.discarded == ts.discarded
+
+
+def test_I7_extra_tile_entered_and_placed_as_revealed() -> None:
+    """I-7: the revealed kind is entered (any kind the seat still has); the extra tile is
+    then placed as that kind only."""
+    for board, n, seed in GAMES + [("ireland", 4, s) for s in range(30, 40)]:
+        if board != "ireland":
+            continue
+        rec = bot_record(board, n, seed)
+        flat = [e for grp in table_entries(rec) for e in grp]
+        ks = [i for i, e in enumerate(flat) if e.get("chance", "").startswith("reveal")]
+        if ks:
+            break
+    else:
+        pytest.skip("no extra tile revealed in these games")  # pragma: no cover
+    k = ks[0]
+    ts = table_from(rec)
+    for e in flat[:k]:
+        ts.apply(text_of(e))
+    assert ts.current_player == CHANCE and ts.asked().startswith("extra tile")
+    _refused(ts, "E@A1", "asked now")
+    ts.apply(text_of(flat[k]))
+    kind = flat[k]["chance"].split()[1]
+    nxt = text_of(flat[k + 1])
+    if nxt.startswith(kind + "@"):  # placeable: any other kind is refused, naming both
+        other = "F" if kind != "F" else "E"
+        _refused(ts, other + "@" + nxt.split("@")[1], "extra tile", kind)
