@@ -346,3 +346,24 @@ def test_I7_extra_tile_entered_and_placed_as_revealed() -> None:
     if nxt.startswith(kind + "@"):  # placeable: any other kind is refused, naming both
         other = "F" if kind != "F" else "E"
         _refused(ts, other + "@" + nxt.split("@")[1], "extra tile", kind)
+
+
+def test_view_shows_what_the_table_knows() -> None:
+    """A table view: supplies as counts (S-3/S-4), no set-aside kinds, tokens as entered,
+    the token question as its own phase; it serialises at every step."""
+    rec = bot_record("ireland", 4, 12)
+    ts = table_from(rec)
+    v = ts.view(0)
+    assert v.supply_counts == (ts.supply_size,) * 4 and v.set_aside == ()
+    assert set(v.tower_tokens) == {""}
+    phases = set()
+    for grp in table_entries(rec):
+        for e in grp:
+            ts.apply(text_of(e))
+            for seat in (None, 0):
+                js = json.dumps(ts.view(seat).to_json())
+                assert "S4" not in json.dumps(ts.view(seat).set_aside)
+                assert js
+            phases.add(ts.view(None).phase)
+    assert {"place", "token", "end"} <= phases
+    assert ts.view(None).supply_counts == (0, 0, 0, 0)

@@ -42,6 +42,7 @@ from rebirth.engine.tiles import TILE_CODES, TILE_NAMES_DE, TILE_NAMES_EN, start
 
 if TYPE_CHECKING:
     from rebirth.engine.position import Position
+    from rebirth.engine.views import View
 
 PHASE_TOKEN = 5
 """Table only: which token lies on the tower a placement is first next to (S-8, I-6)."""
@@ -474,6 +475,31 @@ class TableState(State):
                     f"{what}: diese Karte liegt aus oder ist schon für einen Spieler eingegeben")
         return (f"{what} does not answer what is asked now ({asked})",
                 f"{what} beantwortet nicht die aktuelle Frage ({self.asked('de')})")
+
+    def view(self, seat: int | None) -> View:
+        """The engine's view, with what a table knows: supplies as counts, no set-aside
+        kinds (face down, unknown), hidden draws counted, tokens not entered as ``""``;
+        phase ``token`` or ``cards`` while such an outcome is asked for."""
+        ph = self.phase
+        if ph in (PHASE_TOKEN, PHASE_CARDS):
+            self.phase = PHASE_CHANCE  # the engine's views know only its own phases
+        try:
+            v = State.view(self, seat)
+        finally:
+            self.phase = ph
+        n = self.n
+        return replace(
+            v,
+            phase={PHASE_TOKEN: "token", PHASE_CARDS: "cards"}.get(ph, v.phase),
+            supply_counts=tuple(self.supply_left(q) for q in range(n)),
+            hand_counts=(0,) * n,
+            set_aside=(),
+            public_set_aside=tuple(tuple(tile_code(t) for t in a if t >= 0) for a in self.aside)
+            if v.public_set_aside else (),
+            mission_counts=tuple(self.hidden),
+            deck_count=self.deck_size - self.deck_pos,
+            tower_tokens=tuple(self.game.tokens[t].id if t >= 0 else ""
+                               for t in self.tokens_on_towers))
 
     # ---------------------------------------------------------- records
 
