@@ -89,6 +89,13 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--lang", choices=("en", "de"), default="en")
     rep.add_argument("--events", action="store_true", help="print every event with its rule")
 
+    score = sub.add_parser(
+        "score", help="score a record's last position or a Position JSON as if the game ended now")
+    score.add_argument("file", help="a game record (normal or table game) or a Position JSON")
+    score.add_argument("--json", action="store_true", help="print one JSON object")
+    score.add_argument("--lang", choices=("en", "de"), default="en")
+    score.add_argument("--map", default=None, help="map file for records of a custom map")
+
     bench = sub.add_parser(
         "bench", help="measure engine speed on one core (default: Scotland 3p and Ireland 4p)")
     bench.add_argument("--board", default=None,
@@ -149,6 +156,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from rebirth.cli import replay
 
         return replay.run(args)
+    if cmd == "score":
+        from rebirth.cli import score
+
+        return score.run(args)
     if cmd == "bench":
         from rebirth.cli import bench
 

@@ -22,7 +22,7 @@ from rebirth.engine.actions import (
     parse_action,
 )
 from rebirth.engine.board import Board
-from rebirth.engine.missions import MissionCard
+from rebirth.engine.missions import MissionCard, TowerToken
 from rebirth.engine.tiles import TILE_CODES, parse_tile, tile_code
 
 NUM_CHANCE_OUTCOMES = len(TILE_CODES)
@@ -131,3 +131,161 @@ def unknown_action(action: Action) -> IllegalActionError:
                                   f"Feld {action} gibt es auf diesem Spielplan nicht")
     return IllegalActionError(f"mission {action.mission} does not exist in this game",
                               f"Mission {action.mission} gibt es in dieser Partie nicht")
+
+
+# ------------------------------------------------------------------ table mode
+
+_TABLE_PLACE_RE = re.compile(r"^(E|F|S[1-4])\s*@\s*([A-Za-z]+[0-9]+)$", re.IGNORECASE)
+_TABLE_DISCARD_RE = re.compile(r"^discard\s+(\S+)$", re.IGNORECASE)
+_TOKEN_RE = re.compile(r"^token\s+(\S+)$", re.IGNORECASE)
+_CARD_RE = re.compile(r"^card\s+(\S+)$", re.IGNORECASE)
+
+
+class TableCodec:
+    """Action ids of a table game (a physical game recorded as it is played).
+
+    A placement names its tile, so ids ``t * spaces + h`` place a tile of kind ``t``
+    on space ``h`` (text ``S3@H7``); then one x2 marker per mission card (``mark I03``,
+    I-8); then one P-7 discard per tile kind (``discard S3``). Chance outcomes, entered
+    by the user, are tile kinds ``0..5`` (``reveal S2``, I-7), then the tower tokens
+    (``token points3a``: the token lying on the tower asked about, S-8/I-6), then the
+    mission cards (``card K05``: the card a player drew, revealed at the end).
+    """
+
+    __slots__ = ("_card_by_key", "_token_by_key", "board", "cards", "num_actions",
+                 "num_chance_outcomes", "num_spaces", "tokens")
+
+    def __init__(self, board: Board, cards: tuple[MissionCard, ...],
+                 tokens: tuple[TowerToken, ...]) -> None:
+        self.board = board
+        self.cards = cards
+        self.tokens = tokens
+        self.num_spaces = len(board.spaces)
+        self.num_actions = len(TILE_CODES) * self.num_spaces + len(cards) + len(TILE_CODES)
+        self.num_chance_outcomes = len(TILE_CODES) + len(tokens) + len(cards)
+        self._card_by_key = {c.id.upper(): c.index for c in cards}
+        self._token_by_key = {t.id.upper(): t.index for t in tokens}
+
+    # ---------------------------------------------------------------- actions
+
+    def place_id(self, tile: int, space: int) -> int:
+        """The id that places a tile of kind ``tile`` on space ``space``."""
+        return tile * self.num_spaces + space
+
+    def mark_id(self, card: int) -> int:
+        """The id that puts an x2 marker on card number ``card``."""
+        return len(TILE_CODES) * self.num_spaces + card
+
+    def discard_id(self, tile: int) -> int:
+        """The id of a P-7 discard of a tile of kind ``tile``."""
+        return len(TILE_CODES) * self.num_spaces + len(self.cards) + tile
+
+    def split(self, aid: int) -> tuple[str, int, int]:
+        """``("place", tile, space)``, ``("mark", card, 0)`` or ``("discard", tile, 0)``."""
+        ns = self.num_spaces
+        if 0 <= aid < len(TILE_CODES) * ns:
+            return ("place", aid // ns, aid % ns)
+        k = aid - len(TILE_CODES) * ns
+        if 0 <= k < len(self.cards):
+            return ("mark", k, 0)
+        k -= len(self.cards)
+        if 0 <= k < len(TILE_CODES):
+            return ("discard", k, 0)
+        raise ValueError(f"action id {aid} is outside 0..{self.num_actions - 1}")
+
+    def text(self, aid: int) -> str:
+        """``S3@H7``, ``mark I03`` or ``discard S3``."""
+        kind, a, b = self.split(aid)
+        if kind == "place":
+            return f"{tile_code(a)}@{self.board.spaces[b].label}"
+        if kind == "mark":
+            return f"mark {self.cards[a].id}"
+        return f"discard {tile_code(a)}"
+
+    def parse(self, text: str) -> int:
+        """The id of an action text; ActionSyntaxError / IllegalActionError when it names nothing."""
+        t = text.strip()
+        m = _TABLE_PLACE_RE.match(t)
+        if m:
+            label = m.group(2).upper()
+            h = self.board.by_label.get(label)
+            if h is None:
+                raise IllegalActionError(f"hex {label} does not exist on this board",
+                                         f"Feld {label} gibt es auf diesem Spielplan nicht")
+            return self.place_id(parse_tile(m.group(1)), h)
+        m = _TABLE_DISCARD_RE.match(t)
+        if m:
+            try:
+                return self.discard_id(parse_tile(m.group(1)))
+            except ValueError as exc:
+                raise ActionSyntaxError(str(exc)) from None
+        try:
+            action = parse_action(t)
+        except ActionSyntaxError:
+            action = None
+        if isinstance(action, Mark):
+            ix = self._card_by_key.get(action.mission.upper())
+            if ix is None:
+                raise unknown_action(action)
+            return self.mark_id(ix)
+        raise ActionSyntaxError(
+            f"{text!r} is not a table entry: type the tile and the hex such as S3@H7 or E@C4, "
+            "'mark I03' for an x2 marker, or 'discard S3' (P-7)",
+            f"{text!r} ist keine Tisch-Eingabe: gib Plättchen und Feld ein wie S3@H7 oder E@C4, "
+            "'mark I03' für einen x2-Marker oder 'discard S3' (P-7)")
+
+    # ---------------------------------------------------------- chance outcomes
+
+    def token_outcome(self, token: int) -> int:
+        """The outcome "tower token number ``token``"."""
+        return len(TILE_CODES) + token
+
+    def card_outcome(self, card: int) -> int:
+        """The outcome "mission card number ``card``"."""
+        return len(TILE_CODES) + len(self.tokens) + card
+
+    def split_chance(self, outcome: int) -> tuple[str, int]:
+        """``("reveal", tile)``, ``("token", token)`` or ``("card", card)``."""
+        if 0 <= outcome < len(TILE_CODES):
+            return ("reveal", outcome)
+        k = outcome - len(TILE_CODES)
+        if 0 <= k < len(self.tokens):
+            return ("token", k)
+        k -= len(self.tokens)
+        if 0 <= k < len(self.cards):
+            return ("card", k)
+        raise ValueError(f"chance outcome {outcome} is outside 0..{self.num_chance_outcomes - 1}")
+
+    def chance_text(self, outcome: int) -> str:
+        """``reveal S2``, ``token points3a`` or ``card K05``."""
+        kind, k = self.split_chance(outcome)
+        if kind == "reveal":
+            return f"reveal {tile_code(k)}"
+        if kind == "token":
+            return f"token {self.tokens[k].id}"
+        return f"card {self.cards[k].id}"
+
+    def parse_chance(self, text: str) -> int:
+        """The outcome of an entered chance text; ActionSyntaxError / IllegalActionError."""
+        t = text.strip()
+        m = _TOKEN_RE.match(t)
+        if m:
+            ix = self._token_by_key.get(m.group(1).upper())
+            if ix is None:
+                raise IllegalActionError(f"there is no tower token {m.group(1)!r}",
+                                         f"es gibt kein Turmplättchen {m.group(1)!r}")
+            return self.token_outcome(ix)
+        m = _CARD_RE.match(t)
+        if m:
+            ix = self._card_by_key.get(m.group(1).upper())
+            if ix is None:
+                raise IllegalActionError(f"mission {m.group(1)} does not exist in this game",
+                                         f"Mission {m.group(1)} gibt es in dieser Partie nicht")
+            return self.card_outcome(ix)
+        if _REVEAL_RE.match(t):
+            return ActionCodec.parse_chance(t)
+        raise ActionSyntaxError(
+            f"{text!r} is not an entered outcome: type 'reveal S2' (the extra tile), "
+            "'token ID' (a tower token) or 'card ID' (a mission card)",
+            f"{text!r} ist kein eingegebenes Ergebnis: gib 'reveal S2' (Extra-Plättchen), "
+            "'token ID' (ein Turmplättchen) oder 'card ID' (eine Missionskarte) ein")

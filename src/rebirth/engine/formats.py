@@ -256,6 +256,73 @@ class RecordModel(BaseModel):
         return self
 
 
+TABLE_CHANCE_RE = re.compile(r"^(reveal (E|F|S[1-4])|token [A-Za-z0-9_-]{1,40}|card [A-Za-z0-9_-]{1,40})$")
+
+
+class TableSetupModel(BaseModel):
+    """A table game's setup: no supplies (they are counts), only what the table entered."""
+
+    model_config = _STRICT
+    start_player: Seat
+    display: Annotated[list[Annotated[str, Field(max_length=40)]], Field(max_length=12)] = []
+    tower_tokens: Annotated[list[Annotated[str, Field(max_length=40)] | None],
+                            Field(max_length=40)] | None = None
+
+
+class TableActionModel(BaseModel):
+    """An entry of a table game: a placement naming its tile (``S3@H7``), an x2 mark, a
+    discard, or an entered outcome (``reveal S2``, ``token points3a``, ``card S05``)."""
+
+    model_config = _STRICT
+    seat: Seat | None = None
+    action: Annotated[str, Field(min_length=1, max_length=48)] | None = None
+    chance: Annotated[str, Field(max_length=48)] | None = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> TableActionModel:
+        if self.chance is not None:
+            if self.seat is not None or self.action is not None:
+                raise ValueError("a chance entry has only the key 'chance'")
+            if not TABLE_CHANCE_RE.match(self.chance):
+                raise ValueError(f"unknown entered outcome {self.chance!r} "
+                                 "(expected 'reveal TILE', 'token ID' or 'card ID')")
+        elif self.seat is None or self.action is None:
+            raise ValueError("an action needs 'seat' and 'action' (or a chance entry 'chance')")
+        return self
+
+
+class TableRecordModel(BaseModel):
+    """The record of a physical game entered at the table (``"table": true``, docs/records.md)."""
+
+    model_config = _STRICT
+    format: Literal["rebirth-record"]
+    version: Version
+    table: Literal[True]
+    engine: Annotated[str, Field(max_length=40)] | None = None
+    board: Annotated[str, Field(pattern=MAP_ID)]
+    map_digest: Annotated[str, Field(pattern=r"^[0-9a-f]{16}$")] | None = None
+    players: Annotated[list[PlayerModel], Field(min_length=2, max_length=4)]
+    variants: Annotated[list[Annotated[str, Field(max_length=40)]], Field(max_length=20)] = []
+    setup: TableSetupModel
+    actions: Annotated[list[TableActionModel], Field(max_length=MAX_ACTIONS)]
+    result: ResultModel | None = None
+
+    @model_validator(mode="after")
+    def _seats(self) -> TableRecordModel:
+        n = len(self.players)
+        for i, p in enumerate(self.players):
+            if p.seat != i:
+                _fail(f"players[{i}].seat", f"must be {i} (seats are listed in order)")
+        if self.setup.start_player >= n:
+            _fail("setup.start_player", f"{self.setup.start_player} is not a seat of 0..{n - 1}")
+        for i, a in enumerate(self.actions):
+            if a.seat is not None and a.seat >= n:
+                _fail(f"actions[{i}].seat", f"{a.seat} is not a seat of 0..{n - 1}")
+        if self.result is not None and (len(self.result.scores) != n or len(self.result.breakdown) != n):
+            _fail("result", f"'scores' and 'breakdown' must have one entry per player ({n})")
+        return self
+
+
 class _FieldFault(ValueError):
     """A model-level check that names its own field (see :func:`describe`)."""
 
@@ -417,9 +484,12 @@ def validate_map(data: Any) -> MapModel:
         raise ValueError(describe(exc, "map")) from None
 
 
-def validate_record(data: Any) -> RecordModel:
-    """``data`` as a :class:`RecordModel`; ValueError(message naming the field) otherwise."""
+def validate_record(data: Any) -> RecordModel | TableRecordModel:
+    """``data`` as a :class:`RecordModel` (or, with ``"table": true``, a
+    :class:`TableRecordModel`); ValueError(message naming the field) otherwise."""
     try:
+        if isinstance(data, dict) and data.get("table") is True:
+            return TableRecordModel.model_validate(data)
         return RecordModel.model_validate(data)
     except ValidationError as exc:
         raise ValueError(describe(exc, "record")) from None

@@ -167,6 +167,9 @@ def replay(record: Any, *, board: Board | None = None,
         raise RecordError(
             f"record: it was played on a different version of map {board.id!r} "
             f"(digest {digest}, this map {map_digest(board)})")
+    if record.get("table") is True:
+        # A physical game recorded at the table: supplies are counts (engine/table.py).
+        return _replay_table(record, board, len(players), variants, on_events)
     try:
         game = Game.create(board, len(players), variants)
         setup = Setup.from_json(record.get("setup"))
@@ -220,6 +223,17 @@ def replay(record: Any, *, board: Board | None = None,
                 raise RecordError(
                     f"record: the recorded {key} {res[key]} do not match the replay ({mine[key]})")
     return state
+
+
+def _replay_table(record: dict[str, Any], board: Board, players: int, variants: list[str],
+                  on_events: Callable[[int, list[Event]], None] | None) -> State:
+    from rebirth.engine.table import replay_table
+
+    try:
+        game = Game.create(board, players, variants)
+    except SetupError as exc:
+        raise RecordError(f"record: {exc}") from exc
+    return replay_table(record, game, on_events=on_events)
 
 
 def load_record(text: str | bytes) -> Any:

@@ -286,7 +286,8 @@ class State:
 
     def clone(self) -> State:
         """An independent copy (the RNG state included)."""
-        c = State.__new__(State)
+        cls = type(self)  # a subclass (table mode, engine/table.py) clones as itself
+        c = cls.__new__(cls)
         c.game = self.game
         c.board = self.board
         c.n = self.n
