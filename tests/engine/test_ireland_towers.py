@@ -486,3 +486,20 @@ def test_I7_a_revealed_tile_left_face_up_is_never_revealed_again() -> None:
     state.apply("reveal E")
     assert state.extra_tile == parse_tile("E")
     assert state.view(0).known_set_aside == (("S2",), ())
+
+
+def test_I8_mission_ids_are_matched_without_regard_to_case() -> None:
+    """Custom data with lower-case mission ids: `mark m2` is listed, accepted and doubles."""
+    board = make_board(MARKS, rules="ireland")
+    toks = [token(0, "dbl", "double"), token(1, "m", "mission")]
+    cards = [card(0, "m2", {"type": "farm_group", "size": 2}), *never_cards(1, 7)]
+    state = start(board, 2, ["E E", "E E"], tokens=toks, cards=cards)
+    act(state, "A1")
+    v = state.view(0)
+    assert "mark m2" in v.legal_actions and "mark m2" in state.legal_actions
+    assert "mark M2" in state.legal_actions  # typed in another case: the same card
+    act(state, "MARK M2")
+    assert state.view(0).marks == (("m2",), ())
+    act(state, "D1")
+    act(state, "A2")
+    assert state.breakdown(0)["public_missions"] == 24
