@@ -211,8 +211,8 @@ class ResultModel(BaseModel):
     winners: Annotated[list[Seat], Field(min_length=1, max_length=4)]
 
 
-class RecordModel(BaseModel):
-    """A game record, format ``rebirth-record`` version 1 (docs/records.md)."""
+class RecordHeader(BaseModel):
+    """The fields every record starts with (normal and table games)."""
 
     model_config = _STRICT
     format: Literal["rebirth-record"]
@@ -222,6 +222,31 @@ class RecordModel(BaseModel):
     map_digest: Annotated[str, Field(pattern=r"^[0-9a-f]{16}$")] | None = None
     players: Annotated[list[PlayerModel], Field(min_length=2, max_length=4)]
     variants: Annotated[list[Annotated[str, Field(max_length=40)]], Field(max_length=20)] = []
+
+    def check_seats(self, start_player: int, seats: list[int | None], result: ResultModel | None) -> None:
+        """Seats listed in order; the start player, every acting seat and the result fit."""
+        n = len(self.players)
+        for i, p in enumerate(self.players):
+            if p.seat != i:
+                _fail(f"players[{i}].seat", f"must be {i} (seats are listed in order)")
+        if start_player >= n:
+            _fail("setup.start_player", f"{start_player} is not a seat of 0..{n - 1}")
+        for i, seat in enumerate(seats):
+            if seat is not None and seat >= n:
+                _fail(f"actions[{i}].seat", f"{seat} is not a seat of 0..{n - 1}")
+        if result is not None:
+            if len(result.scores) != n or len(result.breakdown) != n:
+                _fail("result", f"'scores' and 'breakdown' must have one entry per player ({n})")
+            for i, w in enumerate(result.winners):
+                if w >= n:
+                    _fail(f"result.winners[{i}]", f"{w} is not a seat of 0..{n - 1}")
+            if len(set(result.winners)) != len(result.winners):
+                _fail("result.winners", "a seat is listed twice")
+
+
+class RecordModel(RecordHeader):
+    """A game record, format ``rebirth-record`` version 1 (docs/records.md)."""
+
     # A seed is information only (the setup counts); room for a secret of up to 512 bits.
     seed: Annotated[int, Field(ge=-(2**512), le=2**512)] | None = None
     setup: SetupModel
@@ -230,29 +255,13 @@ class RecordModel(BaseModel):
 
     @model_validator(mode="after")
     def _seats(self) -> RecordModel:
+        self.check_seats(self.setup.start_player, [a.seat for a in self.actions], self.result)
         n = len(self.players)
-        for i, p in enumerate(self.players):
-            if p.seat != i:
-                _fail(f"players[{i}].seat", f"must be {i} (seats are listed in order)")
-        if self.setup.start_player >= n:
-            _fail("setup.start_player", f"{self.setup.start_player} is not a seat of 0..{n - 1}")
         for key in ("supplies", "set_aside"):
             if len(getattr(self.setup, key)) != n:
                 _fail(f"setup.{key}", f"must have one list per player ({n})")
         if self.actions and self.actions[0].chance is not None:
             _fail("actions[0]", "a chance outcome cannot come before the first action")
-        for i, a in enumerate(self.actions):
-            if a.seat is not None and a.seat >= n:
-                _fail(f"actions[{i}].seat", f"{a.seat} is not a seat of 0..{n - 1}")
-        if self.result is not None:
-            r = self.result
-            if len(r.scores) != n or len(r.breakdown) != n:
-                _fail("result", f"'scores' and 'breakdown' must have one entry per player ({n})")
-            for i, w in enumerate(r.winners):
-                if w >= n:
-                    _fail(f"result.winners[{i}]", f"{w} is not a seat of 0..{n - 1}")
-            if len(set(r.winners)) != len(r.winners):
-                _fail("result.winners", "a seat is listed twice")
         return self
 
 
@@ -291,35 +300,17 @@ class TableActionModel(BaseModel):
         return self
 
 
-class TableRecordModel(BaseModel):
+class TableRecordModel(RecordHeader):
     """The record of a physical game entered at the table (``"table": true``, docs/records.md)."""
 
-    model_config = _STRICT
-    format: Literal["rebirth-record"]
-    version: Version
     table: Literal[True]
-    engine: Annotated[str, Field(max_length=40)] | None = None
-    board: Annotated[str, Field(pattern=MAP_ID)]
-    map_digest: Annotated[str, Field(pattern=r"^[0-9a-f]{16}$")] | None = None
-    players: Annotated[list[PlayerModel], Field(min_length=2, max_length=4)]
-    variants: Annotated[list[Annotated[str, Field(max_length=40)]], Field(max_length=20)] = []
     setup: TableSetupModel
     actions: Annotated[list[TableActionModel], Field(max_length=MAX_ACTIONS)]
     result: ResultModel | None = None
 
     @model_validator(mode="after")
     def _seats(self) -> TableRecordModel:
-        n = len(self.players)
-        for i, p in enumerate(self.players):
-            if p.seat != i:
-                _fail(f"players[{i}].seat", f"must be {i} (seats are listed in order)")
-        if self.setup.start_player >= n:
-            _fail("setup.start_player", f"{self.setup.start_player} is not a seat of 0..{n - 1}")
-        for i, a in enumerate(self.actions):
-            if a.seat is not None and a.seat >= n:
-                _fail(f"actions[{i}].seat", f"{a.seat} is not a seat of 0..{n - 1}")
-        if self.result is not None and (len(self.result.scores) != n or len(self.result.breakdown) != n):
-            _fail("result", f"'scores' and 'breakdown' must have one entry per player ({n})")
+        self.check_seats(self.setup.start_player, [a.seat for a in self.actions], self.result)
         return self
 
 

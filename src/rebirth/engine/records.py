@@ -45,12 +45,11 @@ class Seat:
     kind: str
 
 
-def make_record(state: State, seats: list[Seat] | None = None, seed: int | None = None) -> dict[str, Any]:
-    """The record of a game so far (complete once the state is terminal)."""
+def _header(state: State, seats: list[Seat] | None) -> dict[str, Any]:
+    """The fields every record starts with: format, engine, map, seats, variants."""
     g = state.game
-    n = g.players
-    seats = seats or [Seat(f"Player {i + 1}", "unknown") for i in range(n)]
-    rec: dict[str, Any] = {
+    seats = seats or [Seat(f"Player {i + 1}", "unknown") for i in range(g.players)]
+    return {
         "format": FORMAT,
         "version": FORMAT_VERSION,
         "engine": __version__,
@@ -58,10 +57,13 @@ def make_record(state: State, seats: list[Seat] | None = None, seed: int | None 
         "map_digest": map_digest(g.board),
         "players": [{"seat": i, "name": s.name, "kind": s.kind} for i, s in enumerate(seats)],
         "variants": sorted(g.variants),
-        "seed": seed,
-        "setup": state.setup.to_json(),
-        "actions": state.history_json(),
     }
+
+
+def make_record(state: State, seats: list[Seat] | None = None, seed: int | None = None) -> dict[str, Any]:
+    """The record of a game so far (complete once the state is terminal)."""
+    rec = _header(state, seats)
+    rec.update(seed=seed, setup=state.setup.to_json(), actions=state.history_json())
     if state.is_terminal():
         rec["result"] = result_json(state)
     return rec
@@ -71,26 +73,26 @@ def redacted_record(state: State, seats: list[Seat] | None, for_seat: int | None
     """A mid-game record as ``for_seat`` (None: a spectator) may hold it: the public setup
     (start player, Ireland's display and tower tokens, all face up) and the public history;
     no supply order, set-aside tile, hand, deck order or seed. It cannot be replayed."""
-    g = state.game
-    n = g.players
-    seats = seats or [Seat(f"Player {i + 1}", "unknown") for i in range(n)]
     setup = state.setup
     public_setup: dict[str, Any] = {"start_player": setup.start_player}
-    if g.board.is_ireland:
+    if state.game.board.is_ireland:
         public_setup["display"] = list(setup.display)
         public_setup["tower_tokens"] = list(setup.tower_tokens)
-    return {
-        "format": FORMAT,
-        "version": FORMAT_VERSION,
-        "engine": __version__,
-        "board": g.board.id,
-        "map_digest": map_digest(g.board),
-        "players": [{"seat": i, "name": s.name, "kind": s.kind} for i, s in enumerate(seats)],
-        "variants": sorted(g.variants),
-        "redacted_for": for_seat,
-        "setup": public_setup,
-        "actions": state.history_json(),
-    }
+    rec = _header(state, seats)
+    rec.update(redacted_for=for_seat, setup=public_setup, actions=state.history_json())
+    return rec
+
+
+def check_result(state: State, res: Any) -> None:
+    """RecordError unless a record's ``result`` (if any) is what the replay gave."""
+    if res is None:
+        return
+    _require(state.is_terminal(), "record: it has a result but the game is not over")
+    mine = result_json(state)
+    for key in ("scores", "winners", "breakdown"):
+        if key in res and res[key] != mine[key]:
+            raise RecordError(
+                f"record: the recorded {key} {res[key]} do not match the replay ({mine[key]})")
 
 
 def result_json(state: State) -> dict[str, Any]:
@@ -214,14 +216,7 @@ def replay(record: Any, *, board: Board | None = None,
             on_events(i, events)
     if state.is_chance_node():
         raise RecordError("record: it ends before a pending chance outcome (the extra tile's reveal)")
-    res = record.get("result")
-    if res is not None:
-        _require(state.is_terminal(), "record: it has a result but the game is not over")
-        mine = result_json(state)
-        for key in ("scores", "winners", "breakdown"):
-            if key in res and res[key] != mine[key]:
-                raise RecordError(
-                    f"record: the recorded {key} {res[key]} do not match the replay ({mine[key]})")
+    check_result(state, record.get("result"))
     return state
 
 

@@ -576,7 +576,7 @@ def table_record(state: TableState, seats: Sequence[Any] | None = None) -> dict[
 def replay_table(record: dict[str, Any], game: Game, *,
                  on_events: Callable[[int, list[Event]], None] | None = None) -> TableState:
     """Replay and verify a table record whose header :func:`records.replay` has checked."""
-    from rebirth.engine.records import RecordError, result_json
+    from rebirth.engine.records import RecordError, check_result
 
     setup = record.get("setup")
     if not isinstance(setup, dict):
@@ -628,15 +628,7 @@ def replay_table(record: dict[str, Any], game: Game, *,
             raise RecordError(f"{where} ({text}): {exc}") from exc
         if on_events is not None:
             on_events(i, events)
-    res = record.get("result")
-    if res is not None:
-        if not state.is_terminal():
-            raise RecordError("record: it has a result but the game is not over")
-        mine = result_json(state)
-        for key in ("scores", "winners", "breakdown"):
-            if key in res and res[key] != mine[key]:
-                raise RecordError(
-                    f"record: the recorded {key} {res[key]} do not match the replay ({mine[key]})")
+    check_result(state, record.get("result"))
     return state
 
 
