@@ -3,8 +3,9 @@ who sees each, and the three operations built on that one rule set (OpenSpiel's
 observer / ``resample_from_infostate`` split):
 
 * :func:`view` — what a seat (or a spectator) may see of a state;
-* :func:`determinize` — a full state consistent with a view, hidden items sampled
-  (what bots search on; they never hold the real state);
+* :func:`rebirth.engine.determinize.determinize` — a full state consistent with a view,
+  hidden items sampled (what bots search on; they never hold the real state), using
+  :class:`Visibility` for the set-aside tiles;
 * :func:`resample` — a twin of a state in which everything hidden from one seat is
   drawn again, so that the seat's view is unchanged.
 
@@ -200,10 +201,3 @@ def resample(state: State, seat: int, rng: random.Random) -> State:
     twin.rng = random.Random(rng.getrandbits(64))
     return twin
 
-
-def determinize(game: Game, view: View, rng: random.Random) -> State:
-    """A state consistent with ``view``, hidden information sampled with ``rng``
-    (see :mod:`rebirth.engine.determinize`)."""
-    from rebirth.engine.determinize import determinize as _determinize
-
-    return _determinize(game, view, rng)
