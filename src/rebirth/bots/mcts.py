@@ -30,6 +30,7 @@ from rebirth.engine.state import (
     L_ENERGY,
     L_FOOD,
     L_SETTLE,
+    PHASE_CHANCE,
     PHASE_EXTRA,
     PHASE_PLACE,
     State,
@@ -156,7 +157,7 @@ class MCTSBot(Bot):
             node = root
             path = [(root, -1)]
             while not st.done:
-                if st.is_chance_node():
+                if st.phase == PHASE_CHANCE:
                     # Chance is not part of the tree: the outcome is drawn with its probability.
                     st.apply_id(st.sample_chance(rng))
                     continue

@@ -16,6 +16,7 @@ and ``ireland_set_aside_known``) are in :data:`HIDDEN_ITEMS` and :class:`Visibil
 from __future__ import annotations
 
 import random
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -65,18 +66,24 @@ class Visibility:
 
     @staticmethod
     def of(game: Game) -> Visibility:
-        """The rule set of ``game``."""
-        ireland = game.board.is_ireland
-        v = game.variants
-        return Visibility(
-            ireland=ireland,
-            own_set_aside=(not ireland) or "ireland_set_aside_known" in v,
-            set_aside_public=(not ireland) and "set_aside_public" in v,
-        )
+        """The rule set of ``game`` (computed once per game: searches ask every iteration)."""
+        vis = _BY_GAME.get(game)
+        if vis is None:
+            ireland = game.board.is_ireland
+            v = game.variants
+            vis = _BY_GAME[game] = Visibility(
+                ireland=ireland,
+                own_set_aside=(not ireland) or "ireland_set_aside_known" in v,
+                set_aside_public=(not ireland) and "set_aside_public" in v,
+            )
+        return vis
 
     def sees_set_aside(self, viewer: int | None, owner: int) -> bool:
         """Whether ``viewer`` (None: a spectator) sees ``owner``'s face-down set-aside tiles."""
         return self.set_aside_public or (viewer == owner and self.own_set_aside)
+
+
+_BY_GAME: weakref.WeakKeyDictionary[Game, Visibility] = weakref.WeakKeyDictionary()
 
 
 def view(state: State, seat: int | None) -> View:
