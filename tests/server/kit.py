@@ -44,6 +44,8 @@ def hello(ws: WebSocketTestSession, tok: str, since: int = -1) -> dict[str, Any]
     """Say hello; returns the sync."""
     ws.send_json({"type": "hello", "token": tok, "since": since})
     msg: dict[str, Any] = ws.receive_json()
+    while msg["type"] == "presence":
+        msg = ws.receive_json()
     assert msg["type"] == "sync", msg
     return msg
 

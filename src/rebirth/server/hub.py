@@ -178,7 +178,7 @@ class Hub:
         """Per seat: is a device of that seat connected (a table counts for its seats)."""
         out = [False] * self.game.players
         for c in self.conns:
-            if c.role in ("seat", "table") and not c.closed:
+            if c.role in ("seat", "table"):
                 for s in c.controls:
                     out[s] = True
         return out

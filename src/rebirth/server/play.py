@@ -62,7 +62,8 @@ async def game_socket(ws: WebSocket, game_id: str, registry: RegistryDep, settin
     finally:
         conn.closed = True
         if hub is not None:
-            await hub.leave(conn)
+            # Shielded: a cancelled handler (server shutdown, test client) still updates presence.
+            await asyncio.shield(hub.leave(conn))
 
 
 async def _handle(conn: Conn, hub: Hub | None, obj: dict[str, Any], registry: RegistryDep) -> None:
