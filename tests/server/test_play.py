@@ -12,7 +12,7 @@ from starlette.testclient import WebSocketTestSession
 from starlette.websockets import WebSocketDisconnect
 
 from rebirth.engine.records import replay
-from tests.server import kit
+from server import kit
 
 
 def _next(ws: WebSocketTestSession, *types: str) -> dict[str, Any]:
@@ -161,7 +161,8 @@ def test_reconnect_with_since_gets_the_missing_steps(tmp_path: Path) -> None:
             for _ in range(2):
                 p = socks[0][1]["current_player"]
                 ws, view = socks[p]
-                ws.send_json({"type": "act", "action": view["legal_actions"][0], "version": len(view["history"])})
+                ws.send_json({"type": "act", "action": view["legal_actions"][0],
+                              "version": len(view["history"])})
                 socks = {q: (w, _next(w, "update")["view"]) for q, (w, _v) in socks.items()}
         with c.websocket_connect(f"/ws/games/{gid}") as w0:
             s2 = kit.hello(w0, toks[0], since=first)
@@ -204,7 +205,8 @@ def test_hand_a_leavers_seat_to_a_bot_and_the_game_finishes(tmp_path: Path) -> N
                 view = kit.until_turn(w0, 0, view)
                 if view["phase"] == "end":
                     break
-                w0.send_json({"type": "act", "action": view["legal_actions"][0], "version": len(view["history"])})
+                w0.send_json({"type": "act", "action": view["legal_actions"][0],
+                              "version": len(view["history"])})
                 view = _next(w0, "update")["view"]
             # The old seat link can no longer act for the bot's seat.
             while _next(w1, "update")["version"] != len(view["history"]):

@@ -292,7 +292,8 @@ class Hub:
         async with self.lock:
             who = self.acting_seat(c, seat)
             if who != self.match.state.current_player:
-                raise NotYourTurnError(f"it is not seat {who + 1}'s turn", f"Platz {who + 1} ist nicht am Zug")
+                raise NotYourTurnError(f"it is not seat {who + 1}'s turn",
+                                       f"Platz {who + 1} ist nicht am Zug")
             view = self.match.view(who)
         rng = random.Random(secrets.randbits(64))
         points, events = await asyncio.to_thread(preview, self.game, view, who, action, rng)
@@ -467,7 +468,6 @@ class Registry:
             toks[role] = secrets.token_urlsafe(24)
             rows.append((hash_token(toks[role]), role, None))
         await asyncio.to_thread(self.store.create_game, row, rows)
-        # The deal may already hold chance steps? No: the log starts empty at version 0.
         hub = Hub(self, row, game, match)
         self.hubs[gid] = hub
         hub.kick_bots()

@@ -93,13 +93,14 @@ async def create_game(body: NewGame, registry: RegistryDep) -> dict[str, Any]:
     if body.board not in _data_names("maps"):
         raise LobbyError(400, "bad_board", {"en": f"unknown board {body.board!r}",
                                             "de": f"unbekannter Spielplan {body.board!r}"})
-    specs = list(body.seats) or [SeatSpec(kind=HUMAN)] + [SeatSpec(kind="normal")] * (body.players - 1)
+    specs = list(body.seats) or [SeatSpec(kind="human")] + [SeatSpec(kind="normal")] * (body.players - 1)
     if len(specs) != body.players:
         raise LobbyError(400, "bad_seats", {
             "en": f"{body.players} players need {body.players} seats, got {len(specs)}",
             "de": f"{body.players} Spieler brauchen {body.players} Plätze, nicht {len(specs)}"})
-    kinds = [s.kind for s in specs]
-    names = [(s.name or "").strip() or (f"Player {i + 1}" if s.kind == HUMAN else f"{s.kind.capitalize()} {i + 1}")
+    kinds: list[str] = [s.kind for s in specs]
+    names = [(s.name or "").strip()
+             or (f"Player {i + 1}" if s.kind == HUMAN else f"{s.kind.capitalize()} {i + 1}")
              for i, s in enumerate(specs)]
     try:
         hub, toks = await registry.create(body.board, kinds, names, list(body.variants), body.lang,
@@ -127,7 +128,8 @@ async def game_summary(game_id: str, registry: RegistryDep) -> dict[str, Any]:
 
 
 @router.get("/games/{game_id}/record")
-async def game_record(game_id: str, registry: RegistryDep, authorization: AuthHeader = None) -> dict[str, Any]:
+async def game_record(game_id: str, registry: RegistryDep,
+                      authorization: AuthHeader = None) -> dict[str, Any]:
     """The record: complete after the end; mid-game redacted for the token's seat."""
     hub = await _hub(registry, game_id)
     tok = await _token(registry, game_id, authorization)

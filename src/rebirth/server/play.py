@@ -95,7 +95,8 @@ async def _handle(conn: Conn, hub: Hub | None, obj: dict[str, Any], registry: Re
     try:
         if kind == "act":
             action, ver = obj.get("action"), obj.get("version")
-            if not isinstance(action, str) or not _int(ver) or len(action) > 64:
+            if not isinstance(action, str) or not isinstance(ver, int) or isinstance(ver, bool) \
+                    or len(action) > 64:
                 await conn.send(error_frame("bad_message", version))
                 return
             await hub.act(conn, obj.get("seat"), action, ver)
@@ -109,13 +110,14 @@ async def _handle(conn: Conn, hub: Hub | None, obj: dict[str, Any], registry: Re
             seat = obj.get("seat")
             if conn.role != "table":
                 await conn.send(error_frame("forbidden", version))
-            elif not _int(seat):
+            elif not isinstance(seat, int) or isinstance(seat, bool):
                 await conn.send(error_frame("bad_message", version))
             else:
                 await hub.claim(conn, seat)
         else:
             await conn.send(error_frame("bad_message", version))
     except ActionError as exc:
-        await conn.send(error_frame(action_code(exc), hub.match.version, exc.text))
+        text = {"en": exc.message("en"), "de": exc.message("de")}
+        await conn.send(error_frame(action_code(exc), hub.match.version, text))
     except ServerError:
         await conn.send(error_frame("server_error", hub.match.version))

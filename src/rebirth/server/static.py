@@ -8,9 +8,8 @@ from fastapi import APIRouter
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
-from rebirth.server.hub import LobbyError
-
 from rebirth.server.deps import SettingsDep
+from rebirth.server.hub import LobbyError
 from rebirth.server.settings import Settings
 
 WEB = Path(__file__).resolve().parent.parent / "web"
