@@ -298,7 +298,10 @@ class Hub:
         rng = random.Random(secrets.randbits(64))
         points, events = await asyncio.to_thread(preview, self.game, view, who, action, rng)
         return {"type": "preview", "action": action, "points": points, "version": view_version(view),
-                "events": [e.to_json(who) for e in events]}
+                # Public form: the private part of a preview event (the mission card a
+                # cathedral would draw) comes from a determinization — a guess that would name
+                # cards the seat cannot know.
+                "events": [e.to_json(None) for e in events]}
 
     async def _commit(self, old: int) -> None:
         """Store the steps after ``old``; if that fails, undo them by rebuilding from the log."""
