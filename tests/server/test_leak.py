@@ -46,7 +46,8 @@ def hidden_ids(m: Match, seat: int | None) -> set[str]:
 class Observer:
     """One socket whose frames are filed under the seat that may see them."""
 
-    def __init__(self, ws: WebSocketTestSession, frames: dict[int | None, list[str]], cat: int | None) -> None:
+    def __init__(self, ws: WebSocketTestSession, frames: dict[int | None, list[str]],
+                 cat: int | None) -> None:
         self.ws, self.frames, self.cat = ws, frames, cat
         self.version = -1
         self.view: dict[str, Any] | None = None
@@ -154,7 +155,8 @@ def test_no_frame_or_body_holds_another_seats_secrets(tmp_path: Path, board: str
                     for since in (3, -1):
                         with c.websocket_connect(f"/ws/games/{gid}") as w0b:
                             ob = Observer(w0b, frames, 0)
-                            assert ob.send({"type": "hello", "token": toks[0], "since": since})["type"] == "sync"
+                            sync = ob.send({"type": "hello", "token": toks[0], "since": since})
+                            assert sync["type"] == "sync"
                     os_.send({"type": "hello", "token": spect, "since": -1})
             for o in (o0, o1, ot, os_):
                 o.drain(version)
@@ -180,7 +182,8 @@ def test_no_frame_or_body_holds_another_seats_secrets(tmp_path: Path, board: str
             views = [msg["view"]] if isinstance(msg, dict) and "view" in msg else []
             for v in views:
                 if cat is None:
-                    assert (v["hand"], v["missions"], v["set_aside"], v["legal_actions"]) == (None, [], [], [])
+                    private = (v["hand"], v["missions"], v["set_aside"], v["legal_actions"])
+                    assert private == (None, [], [], [])
             checked += 1
     assert checked > 100 and hidden[0] and hidden[None]
     # The canaries are really there: each seat's own cards reach it (so the test can fail).
