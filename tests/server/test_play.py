@@ -270,3 +270,55 @@ def _seat_missions(c: TestClient, gid: str, tok: str) -> list[str]:
     with c.websocket_connect(f"/ws/games/{gid}") as ws:
         missions: list[str] = kit.hello(ws, tok)["view"]["missions"]
         return missions
+
+
+def test_every_broadcast_follows_its_commit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each time the hub broadcasts, the database already holds that version."""
+    from rebirth.server.hub import Hub
+
+    checked: list[int] = []
+    original = Hub._broadcast
+
+    async def broadcast(self: Hub) -> None:
+        row = self.store.game(self.id)
+        assert row is not None and row.version == self.match.version
+        assert [s.seq for s in self.store.steps(self.id)] == list(range(1, self.match.version + 1))
+        checked.append(row.version)
+        await original(self)
+
+    monkeypatch.setattr(Hub, "_broadcast", broadcast)
+    with kit.client(tmp_path) as c:
+        g = kit.new_game(c, board="ireland", players=3,
+                         seats=[{"kind": "human"}, {"kind": "easy"}, {"kind": "easy"}])
+        with c.websocket_connect(f"/ws/games/{g['game']}") as ws:
+            view = kit.hello(ws, kit.token(g["links"]["seats"][0]["url"]))["view"]
+            for _ in range(3):
+                view = kit.until_turn(ws, 0, view)
+                ws.send_json({"type": "act", "action": view["legal_actions"][0],
+                              "version": len(view["history"])})
+                view = _next(ws, "update")["view"]
+    assert len(checked) >= 3
+
+
+def test_a_failed_commit_is_undone_and_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rebirth.server.store import Store
+
+    with kit.client(tmp_path) as c:
+        gid, toks, _ = _two_humans(c)
+        with c.websocket_connect(f"/ws/games/{gid}") as w0, c.websocket_connect(f"/ws/games/{gid}") as w1:
+            s0, s1 = kit.hello(w0, toks[0]), kit.hello(w1, toks[1])
+            p = s0["view"]["current_player"]
+            mine, view = (w0, s0["view"]) if p == 0 else (w1, s1["view"])
+            v = s0["version"]
+            original = Store.append
+
+            def fail(self: Store, *args: object, **kw: object) -> None:
+                raise OSError("disk full")
+
+            monkeypatch.setattr(Store, "append", fail)
+            _refused(mine, {"type": "act", "action": view["legal_actions"][0], "version": v}, "server_error", v)
+            monkeypatch.setattr(Store, "append", original)
+            assert c.get(f"/api/games/{gid}").json()["version"] == v
+            # Nothing was broadcast; the same action is accepted now.
+            mine.send_json({"type": "act", "action": view["legal_actions"][0], "version": v})
+            assert _next(mine, "update")["version"] > v

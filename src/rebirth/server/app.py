@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from rebirth.server import lobby, play, static
-from rebirth.server.hub import ERRORS, GameFactory, LobbyError, Registry, SeedFactory
+from rebirth.server.hub import ERRORS, GameFactory, LobbyError, Registry, SeedFactory, log
 from rebirth.server.settings import Settings
 from rebirth.server.store import Store
 
@@ -72,6 +72,12 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return _error(exc.status_code, code, {"en": str(exc.detail), "de": str(exc.detail)})
+
+    @app.exception_handler(Exception)
+    async def unexpected(_request: Request, exc: Exception) -> JSONResponse:
+        # A bug must not show a stack trace (or anything else) to the client.
+        log.exception("unexpected error", exc_info=exc)
+        return _error(500, "server_error", ERRORS["server_error"])
 
     app.include_router(lobby.router)
     app.include_router(play.router)

@@ -167,6 +167,9 @@ class Hub:
         now = time.monotonic()
         self.offline_since: list[float] = [now] * game.players
         self.bot_task: asyncio.Task[None] | None = None
+        self.committed = match.version
+        """The last version stored: what error messages and summaries report (the match may
+        be one step ahead while that step is being committed)."""
 
     @property
     def store(self) -> Store:
@@ -258,7 +261,7 @@ class Hub:
         """A revoked token: its sockets are told and closed."""
         for c in list(self.conns):
             if c.token_hash == token_hash_:
-                await c.send(error_frame("revoked", self.match.version))
+                await c.send(error_frame("revoked", self.committed))
                 with contextlib.suppress(Exception):
                     await c.ws.close(code=4001)
                 await self.leave(c)
@@ -312,7 +315,9 @@ class Hub:
         except Exception as exc:
             log.exception("game %s: storing version %d failed; rebuilding from the log", self.id, m.version)
             self.match = await asyncio.to_thread(self.registry.load_match, self.row)
+            self.committed = self.match.version
             raise ServerError from exc
+        self.committed = m.version
 
     async def _broadcast(self) -> None:
         """Each connection gets the new steps as its seat may see them."""

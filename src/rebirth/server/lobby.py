@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header
 from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy.exc import SQLAlchemyError
 
 from rebirth.bots.base import BotError
 from rebirth.engine.board import MapError
@@ -107,6 +108,8 @@ async def create_game(body: NewGame, registry: RegistryDep) -> dict[str, Any]:
                                           body.hotseat)
     except (SetupError, MapError, BotError, ValueError) as exc:
         raise LobbyError(400, "bad_game", {"en": str(exc), "de": str(exc)}) from exc
+    except SQLAlchemyError as exc:
+        raise LobbyError(503, "server_error") from exc
     gid = hub.id
     return {
         "game": gid,
@@ -124,7 +127,9 @@ async def create_game(body: NewGame, registry: RegistryDep) -> dict[str, Any]:
 @router.get("/games/{game_id}")
 async def game_summary(game_id: str, registry: RegistryDep) -> dict[str, Any]:
     """The public summary of a game."""
-    return (await _hub(registry, game_id)).summary()
+    hub = await _hub(registry, game_id)
+    async with hub.lock:
+        return hub.summary()
 
 
 @router.get("/games/{game_id}/record")

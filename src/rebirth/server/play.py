@@ -45,7 +45,7 @@ async def game_socket(ws: WebSocket, game_id: str, registry: RegistryDep, settin
                     raw = ""
             else:
                 size = len(raw.encode("utf-8"))
-            version = hub.match.version if hub is not None else None
+            version = hub.committed if hub is not None else None
             if size > settings.max_message_bytes:
                 await conn.send(error_frame("too_large", version))
                 continue
@@ -74,7 +74,7 @@ async def _handle(conn: Conn, hub: Hub | None, obj: dict[str, Any], registry: Re
     if hub is None:
         await conn.send(error_frame("unknown_game", None))
         return
-    version = hub.match.version
+    version = hub.committed
     if kind == "hello":
         token, since = obj.get("token"), obj.get("since", -1)
         if not isinstance(token, str) or not _int(since) or len(token) > 200:
@@ -118,6 +118,6 @@ async def _handle(conn: Conn, hub: Hub | None, obj: dict[str, Any], registry: Re
             await conn.send(error_frame("bad_message", version))
     except ActionError as exc:
         text = {"en": exc.message("en"), "de": exc.message("de")}
-        await conn.send(error_frame(action_code(exc), hub.match.version, text))
+        await conn.send(error_frame(action_code(exc), hub.committed, text))
     except ServerError:
-        await conn.send(error_frame("server_error", hub.match.version))
+        await conn.send(error_frame("server_error", hub.committed))
