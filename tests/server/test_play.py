@@ -316,7 +316,8 @@ def test_a_failed_commit_is_undone_and_reported(tmp_path: Path, monkeypatch: pyt
                 raise OSError("disk full")
 
             monkeypatch.setattr(Store, "append", fail)
-            _refused(mine, {"type": "act", "action": view["legal_actions"][0], "version": v}, "server_error", v)
+            act = {"type": "act", "action": view["legal_actions"][0], "version": v}
+            _refused(mine, act, "server_error", v)
             monkeypatch.setattr(Store, "append", original)
             assert c.get(f"/api/games/{gid}").json()["version"] == v
             # Nothing was broadcast; the same action is accepted now.
