@@ -323,3 +323,31 @@ def test_a_failed_commit_is_undone_and_reported(tmp_path: Path, monkeypatch: pyt
             # Nothing was broadcast; the same action is accepted now.
             mine.send_json({"type": "act", "action": view["legal_actions"][0], "version": v})
             assert _next(mine, "update")["version"] > v
+
+
+def test_bots_move_after_a_visible_pause_without_blocking_the_loop(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bot moves are spaced by ``bot_delay`` (timed on the server); meanwhile it keeps answering."""
+    import itertools
+    import time
+
+    from rebirth.server.hub import Hub
+
+    stamps: list[float] = []
+    original = Hub._broadcast
+
+    async def broadcast(self: Hub) -> None:
+        stamps.append(time.monotonic())
+        await original(self)
+
+    monkeypatch.setattr(Hub, "_broadcast", broadcast)
+    delay = 0.15
+    with kit.client(tmp_path, bot_delay=delay) as c:
+        g = kit.new_game(c, board="scotland", players=2, seats=[{"kind": "easy"}, {"kind": "easy"}])
+        with c.websocket_connect(f"/ws/games/{g['game']}") as ws:
+            kit.hello(ws, kit.token(g["links"]["spectator"]))
+            for _ in range(4):
+                kit.ping(ws)
+                _next(ws, "update")
+    gaps = [b - a for a, b in itertools.pairwise(stamps[:4])]
+    assert len(gaps) == 3 and all(gap >= delay for gap in gaps), gaps
