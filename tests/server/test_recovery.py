@@ -103,6 +103,12 @@ def test_sigkill_mid_game_loses_no_accepted_step(tmp_path: Path) -> None:
         w0, s0 = _hello(port, gid, toks[0], since=len(seen))
         assert s0["view"]["history"][: len(seen)] == seen
         assert [st["version"] for st in s0["events"]] == list(range(len(seen) + 1, s0["version"] + 1))
+        # Through uvicorn too, an oversized message is answered, not cut off.
+        w0.send(json.dumps({"type": "ping", "pad": "x" * 20_000}))
+        err = _recv(w0, "error")
+        assert err["code"] == "too_large" and err["version"] >= len(seen)
+        w0.send(json.dumps({"type": "ping"}))
+        _recv(w0, "pong")
         # The game carries on: play until both humans acted once more.
         w1, s1 = _hello(port, gid, toks[1])
         views = {0: s0["view"], 1: s1["view"]}
