@@ -1,0 +1,88 @@
+"""Fuzzing the endpoints: random and malformed JSON bodies and WebSocket messages never give a
+500 or stop the server; every WebSocket message is answered and the socket stays usable."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from server import kit
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False)
+    | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+KEYS = st.sampled_from(["type", "token", "since", "action", "version", "seat", "board", "players",
+                        "seats", "variants", "lang", "hotseat", "kind", "name"])
+TYPES = st.sampled_from(["hello", "act", "preview", "claim", "ping", "sync", "", "HELLO"])
+MESSAGES = st.one_of(
+    JSON.map(json.dumps),
+    st.dictionaries(KEYS, JSON, max_size=5).map(json.dumps),
+    st.builds(lambda t, d: json.dumps({"type": t, **d}), TYPES, st.dictionaries(KEYS, JSON, max_size=4)),
+    st.text(max_size=60),
+    st.binary(max_size=40).map(lambda b: b.decode("latin-1")),
+)
+FUZZ = settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def test_fuzz_rest_bodies(tmp_path: Path) -> None:
+    with kit.client(tmp_path) as c:
+        g = kit.new_game(c, players=2, seats=[{"kind": "human"}, {"kind": "human"}])
+        gid = g["game"]
+        admin = kit.token(g["links"]["admin"])
+
+        @FUZZ
+        @given(body=MESSAGES, path=st.sampled_from(["/api/games", f"/api/games/{gid}/seats/0/revoke",
+                                                    f"/api/games/{gid}/seats/1/bot"]),
+               auth=st.sampled_from([None, admin, "junk"]))
+        def check(body: str, path: str, auth: str | None) -> None:
+            headers = {"content-type": "application/json"}
+            if auth:
+                headers["Authorization"] = f"Bearer {auth}"
+            r = c.post(path, content=body.encode("utf-8", "surrogatepass"), headers=headers)
+            assert r.status_code < 500, (body, r.text)
+            if r.status_code >= 400:
+                assert r.json()["error"]["code"]
+
+        check()
+        assert c.get(f"/api/games/{gid}").status_code == 200
+
+
+def test_fuzz_websocket_messages(tmp_path: Path) -> None:
+    with kit.client(tmp_path, max_message_bytes=4096) as c:
+        g = kit.new_game(c, players=2, seats=[{"kind": "human"}, {"kind": "human"}], hotseat=True)
+        gid = g["game"]
+        toks = [kit.token(s["url"]) for s in g["links"]["seats"]] + [kit.token(g["links"]["table"])]
+        with c.websocket_connect(f"/ws/games/{gid}") as ws:
+
+            @FUZZ
+            @given(msg=MESSAGES, who=st.sampled_from([*toks, None]))
+            def check(msg: str, who: str | None) -> None:
+                if who is not None:
+                    kit.hello(ws, who)
+                ws.send_text(msg)
+                ws.send_json({"type": "ping"})  # the socket still answers after the message
+                try:
+                    parsed = json.loads(msg)
+                except ValueError:
+                    parsed = None
+                pongs = 2 if isinstance(parsed, dict) and parsed.get("type") == "ping" else 1
+                answers: list[dict[str, Any]] = []
+                while pongs:
+                    answer: dict[str, Any] = ws.receive_json()
+                    pongs -= answer["type"] == "pong"
+                    answers.append(answer)
+                    assert answer["type"] in ("error", "sync", "preview", "pong", "presence", "update")
+                    if answer["type"] == "error":
+                        assert answer["message"]["en"] and answer["message"]["de"]
+                # Every message got an answer: an error, a sync, a preview, a pong or an update.
+                assert len(answers) >= 2
+
+            check()
+        assert c.get(f"/api/games/{gid}").status_code == 200

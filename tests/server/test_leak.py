@@ -1,0 +1,195 @@
+"""S-5 over the wire: every frame and HTTP body a seat, a hot-seat table and a spectator
+receive — initial sync, updates, reconnect, errors, presence, the log, the mid-game record,
+hot-seat hand-overs — is recorded, and none holds another seat's hidden mission card
+(canary ids), another seat's hand, set-aside tiles or legal actions, or the seed (a canary)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.testclient import WebSocketTestSession
+
+from rebirth.engine.game import Game
+from rebirth.match import Match
+from rebirth.server.hub import Hub
+from server import kit
+
+SEED_CANARY = 0xC0FFEE_5EED_CA7A_5EED_C0FFEE_1234
+SEED_TEXTS = (str(SEED_CANARY), hex(SEED_CANARY)[2:], hex(SEED_CANARY))
+
+
+def canary_factory(board: str, players: int, variants: list[str]) -> Game:
+    """The shipped game with every mission card renamed to a canary id."""
+    base = Game.create(board, players, variants)
+    cards = tuple(dataclasses.replace(c, id=f"QZ{c.index:02d}CANARY") for c in base.cards)
+    return Game.create(board, players, variants, cards=cards)
+
+
+def hidden_ids(m: Match, seat: int | None) -> set[str]:
+    """Card ids ``seat`` must not know now: the deck and the other seats' secret cards."""
+    st = m.state
+    cards = m.game.cards
+    held = st.secret if m.game.board.is_ireland else st.missions
+    out = {cards[c].id for c in st.deck[st.deck_pos:]}
+    for q in range(m.game.players):
+        if q != seat:
+            out |= {cards[c].id for c in held[q]}
+    return out
+
+
+class Observer:
+    """One socket whose frames are filed under the seat that may see them."""
+
+    def __init__(self, ws: WebSocketTestSession, frames: dict[int | None, list[str]],
+                 cat: int | None) -> None:
+        self.ws, self.frames, self.cat = ws, frames, cat
+        self.version = -1
+        self.view: dict[str, Any] | None = None
+
+    def read(self) -> dict[str, Any]:
+        text = self.ws.receive_text()
+        msg: dict[str, Any] = json.loads(text)
+        if msg["type"] == "sync":
+            self.cat = msg["seat"] if msg["role"] in ("seat", "table") else None
+        self.frames.setdefault(self.cat, []).append(text)
+        if "view" in msg:
+            assert msg["view"]["seat"] == self.cat, msg["type"]
+            self.view, self.version = msg["view"], msg["version"]
+        return msg
+
+    def send(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """Send and return the first answer that is not presence/update (errors, sync, preview)."""
+        self.ws.send_json(obj)
+        while True:
+            msg = self.read()
+            if msg["type"] not in ("presence", "update"):
+                return msg
+
+    def drain(self, version: int) -> None:
+        while self.version < version:
+            self.read()
+
+
+def _quiet(hub: Hub, after: int) -> int:
+    """Wait until the step after ``after`` was taken and a human (or nobody) is to move."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        m = hub.match
+        if m.version > after and (m.state.is_terminal() or m.is_human_turn()) and not hub.lock.locked():
+            return m.version
+        time.sleep(0.005)
+    raise AssertionError("the bots did not finish their turns")
+
+
+@pytest.mark.parametrize("board", ["ireland", "scotland"])
+def test_no_frame_or_body_holds_another_seats_secrets(tmp_path: Path, board: str) -> None:
+    frames: dict[int | None, list[str]] = {}
+    hidden: dict[int | None, set[str]] = {}
+
+    def snapshot(m: Match) -> None:
+        for cat in (None, 0, 1):
+            now = hidden_ids(m, cat)
+            hidden[cat] = now if cat not in hidden else hidden[cat] & now
+
+    def http(c: TestClient, cat: int | None, method: str, url: str, tok: str | None = None) -> Any:
+        headers = {"Authorization": f"Bearer {tok}"} if tok else {}
+        r = c.request(method, url, headers=headers)
+        assert r.status_code < 500
+        assert r.headers["referrer-policy"] == "no-referrer"
+        frames.setdefault(cat, []).append(r.text)
+        return r.json()
+
+    with kit.client(tmp_path, game_factory=canary_factory, seed_factory=lambda: SEED_CANARY) as c:
+        g = kit.new_game(c, board=board, players=3, hotseat=True,
+                         seats=[{"kind": "human", "name": "Ailsa"}, {"kind": "human", "name": "Brodie"},
+                                {"kind": "easy"}])
+        gid = g["game"]
+        toks = [kit.token(s["url"]) for s in g["links"]["seats"][:2]]
+        table, spect, admin = (kit.token(g["links"][k]) for k in ("table", "spectator", "admin"))
+        hub: Hub = c.app.state.registry.hubs[gid]  # type: ignore[attr-defined]
+        assert hub.match.seed == SEED_CANARY
+        with c.websocket_connect(f"/ws/games/{gid}") as w0, c.websocket_connect(f"/ws/games/{gid}") as w1, \
+                c.websocket_connect(f"/ws/games/{gid}") as wt, c.websocket_connect(f"/ws/games/{gid}") as ws:
+            o0, o1, ot, os_ = (Observer(w0, frames, 0), Observer(w1, frames, 1), Observer(wt, frames, None),
+                               Observer(ws, frames, None))
+            assert o0.send({"type": "hello", "token": toks[0], "since": -1})["type"] == "sync"
+            assert o1.send({"type": "hello", "token": toks[1], "since": -1})["type"] == "sync"
+            assert ot.send({"type": "hello", "token": table, "since": -1})["type"] == "sync"
+            assert os_.send({"type": "hello", "token": spect, "since": -1})["type"] == "sync"
+            version = _quiet(hub, -1)
+            snapshot(hub.match)
+            turns = 0
+            while turns < 10 and not hub.match.state.is_terminal():
+                for o in (o0, o1, ot, os_):
+                    o.drain(version)
+                p = hub.match.state.current_player
+                # Errors and previews are part of what each one receives.
+                assert os_.send({"type": "act", "action": "C7", "version": version})["type"] == "error"
+                assert o1.send({"type": "preview", "action": "C7"})["type"] == "error" or p == 1
+                if p == 0:
+                    assert o0.view is not None
+                    legal = o0.view["legal_actions"]
+                    assert o0.send({"type": "act", "action": "Z99", "version": version})["code"] == "illegal"
+                    o0.send({"type": "preview", "action": legal[0]})
+                    o0.ws.send_json({"type": "act", "action": legal[0], "version": version})
+                else:
+                    assert ot.send({"type": "claim", "seat": 1 - p})["type"] == "error"
+                    sync = ot.send({"type": "claim", "seat": p})
+                    assert sync["type"] == "sync" and sync["seat"] == p
+                    ot.send({"type": "preview", "action": sync["view"]["legal_actions"][0]})
+                    ot.ws.send_json({"type": "act", "action": sync["view"]["legal_actions"][0],
+                                     "version": version})
+                version = _quiet(hub, version)
+                snapshot(hub.match)
+                turns += 1
+                if turns == 5:
+                    # Reconnects: seat 0 from an old version, the spectator from the start.
+                    for o in (o0, o1, ot, os_):
+                        o.drain(version)
+                    for since in (3, -1):
+                        with c.websocket_connect(f"/ws/games/{gid}") as w0b:
+                            ob = Observer(w0b, frames, 0)
+                            sync = ob.send({"type": "hello", "token": toks[0], "since": since})
+                            assert sync["type"] == "sync"
+                    os_.send({"type": "hello", "token": spect, "since": -1})
+            for o in (o0, o1, ot, os_):
+                o.drain(version)
+            assert turns >= 6 and not hub.match.state.is_terminal()
+            # HTTP: summary, mid-game records for every kind of link, refusals.
+            http(c, None, "GET", f"/api/games/{gid}")
+            http(c, 0, "GET", f"/api/games/{gid}/record", toks[0])
+            http(c, 1, "GET", f"/api/games/{gid}/record", toks[1])
+            for tok in (table, spect, admin, "wrong"):
+                http(c, None, "GET", f"/api/games/{gid}/record", tok)
+            http(c, None, "POST", f"/api/games/{gid}/seats/0/bot", toks[1])
+            http(c, None, "GET", f"/api/games/{gid}/record")
+
+    checked = 0
+    for cat, texts in frames.items():
+        blob = "\n".join(texts)
+        for s in SEED_TEXTS:
+            assert s not in blob, f"the seed reached {cat}"
+        for cid in hidden[cat]:
+            assert cid not in blob, f"{cat} received hidden card {cid}"
+        for text in texts:
+            msg = json.loads(text)
+            views = [msg["view"]] if isinstance(msg, dict) and "view" in msg else []
+            for v in views:
+                if cat is None:
+                    private = (v["hand"], v["missions"], v["set_aside"], v["legal_actions"])
+                    assert private == (None, [], [], [])
+            checked += 1
+    assert checked > 100 and hidden[0] and hidden[None]
+    # The canaries are really there: each seat's own cards reach it (so the test can fail).
+    m = hub.match
+    held = m.state.secret if m.game.board.is_ireland else m.state.missions
+    own0 = {m.game.cards[ci].id for ci in held[0]}
+    assert own0 <= hidden_ids(m, 1) and all(cid in "\n".join(frames[0]) for cid in own0)
+    assert own0 or m.game.board.is_ireland  # Scotland deals secret missions at the start
+    assert any("CANARY" in t for ts in frames.values() for t in ts)

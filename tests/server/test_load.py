@@ -1,0 +1,20 @@
+"""The bounded load test (benchmarks/load.py) in a small variant: 3 concurrent games over
+WebSockets against a real ``rebirth serve``; all finish without an error."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+
+def test_small_load_run_finishes_every_game() -> None:
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "load.py"
+    spec = importlib.util.spec_from_file_location("load", path)
+    assert spec is not None and spec.loader is not None
+    load = importlib.util.module_from_spec(spec)
+    sys.modules["load"] = load  # dataclasses look their module up there
+    spec.loader.exec_module(load)
+    out = load.main(["--games", "3", "--time-limit", "120"])
+    assert out["finished"] == 3 and out["errors"] == 0
+    assert out["actions"] > 3 * 20 and out["p99_ms"] >= out["p50_ms"] > 0
