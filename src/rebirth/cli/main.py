@@ -87,6 +87,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("bots", help="list the bots and levels a seat can take")
     rules = sub.add_parser("rules", help="the rules in brief and the rulings most often played wrong")
     rules.add_argument("--lang", choices=("en", "de"), default="en")
+    serve = sub.add_parser("serve", help="run the browser game's server (prints its URL)")
+    serve.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=None, help="port (default 8000)")
+    serve.add_argument("--db", default=None, help="SQLite file (default: in the user data folder)")
     return parser
 
 
@@ -117,6 +121,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from rebirth.cli import maps
 
         return maps.run(args)
+    if cmd == "serve":
+        from rebirth.server import cli as serve_cli
+
+        return serve_cli.run(args)
     if cmd == "bots":
         from rebirth.bots.base import bot_descriptions
 

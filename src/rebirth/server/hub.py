@@ -1,0 +1,482 @@
+"""The per-game authority on the server: one :class:`~rebirth.match.Match`, its connections and
+a lock; plus the registry of all games.
+
+Order of every accepted step: the engine checks and applies it, the store commits it (off the
+event loop), and only then is it broadcast — a step a player has seen is never lost. Bots
+think in a worker thread (``asyncio.to_thread``) after a short visible pause. A restarted
+server rebuilds each game from its stored setup, seed and log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import WebSocket
+
+from rebirth import __version__
+from rebirth.bots.base import make_bot
+from rebirth.cli.play import preview
+from rebirth.engine.actions import ActionError
+from rebirth.engine.codec import ActionCodec
+from rebirth.engine.game import Game, Setup
+from rebirth.engine.records import Seat
+from rebirth.match import HUMAN, Match, NotYourTurnError, bot_seed
+from rebirth.match import Step as MatchStep
+from rebirth.server.settings import Settings
+from rebirth.server.store import GameRow, Step, Store, TokenRow, hash_token
+
+log = logging.getLogger("rebirth.server")
+
+GameFactory = Callable[[str, int, list[str]], Game]
+"""Builds the Game of a stored game from (board, players, variants)."""
+SeedFactory = Callable[[], "int | None"]
+"""The seed of a new game; None (the default): 128 secret bits drawn by the Match."""
+
+HANDOVER_BOT = "greedy"
+"""The level a leaver's seat is handed to."""
+
+SEND_TIMEOUT = 10.0
+
+
+def default_game_factory(board: str, players: int, variants: list[str]) -> Game:
+    """The shipped rules on a shipped board."""
+    return Game.create(board, players, variants)
+
+
+class ServerError(Exception):
+    """A step could not be stored: it was undone (the game was rebuilt from the log)."""
+
+
+ERRORS: dict[str, dict[str, str]] = {
+    "bad_message": {"en": "this message is not understood", "de": "diese Nachricht ist unverständlich"},
+    "bad_token": {"en": "this link is not valid for this game",
+                  "de": "dieser Link gilt nicht für diese Partie"},
+    "revoked": {"en": "this link was revoked; ask for a new one",
+                "de": "dieser Link wurde zurückgezogen; bitte um einen neuen"},
+    "unknown_game": {"en": "there is no such game", "de": "diese Partie gibt es nicht"},
+    "not_your_turn": {"en": "it is not your turn", "de": "du bist nicht am Zug"},
+    "too_large": {"en": "the message is too large", "de": "die Nachricht ist zu groß"},
+    "hello_first": {"en": "send hello with your link's token first",
+                    "de": "sende zuerst hello mit dem Token deines Links"},
+    "server_error": {"en": "the server could not save this move; please try again",
+                     "de": "der Server konnte diesen Zug nicht speichern; bitte erneut versuchen"},
+    "forbidden": {"en": "this link may not do that", "de": "dieser Link darf das nicht"},
+    "still_online": {"en": "that seat is still online or left only a moment ago",
+                     "de": "dieser Platz ist noch online oder erst gerade gegangen"},
+    "not_human": {"en": "that seat is already played by a bot",
+                  "de": "dieser Platz wird schon von einem Bot gespielt"},
+    "unknown_seat": {"en": "there is no such seat", "de": "diesen Platz gibt es nicht"},
+}
+
+
+def error_frame(code: str, version: int | None, text: dict[str, str] | None = None) -> dict[str, Any]:
+    """The ``error`` message of the protocol."""
+    return {"type": "error", "code": code, "message": dict(text or ERRORS[code]), "version": version}
+
+
+def action_code(exc: ActionError) -> str:
+    """The protocol's error code of a refused action."""
+    from rebirth.match import StaleVersionError  # local: keeps the import list short
+
+    if isinstance(exc, StaleVersionError):
+        return "stale_version"
+    if isinstance(exc, NotYourTurnError):
+        return "not_your_turn"
+    return "illegal"
+
+
+def rebuild(game: Game, row: GameRow, log_steps: list[Step]) -> Match:
+    """The match of a stored game: its setup and seed, then every logged step in order."""
+    state = game.from_setup(Setup.from_json(row.setup), seed=row.seed)
+    bots = {i: make_bot(k, game, i, bot_seed(None, i)) for i, k in enumerate(row.kinds) if k != HUMAN}
+    m = Match(game, [Seat(n, k) for n, k in zip(row.names, row.kinds, strict=True)], row.seed, state, bots)
+    m.steps.append(MatchStep(0, None, list(state.initial_events)))
+    for s in log_steps:
+        if s.seq != m.version + 1:
+            raise ValueError(f"game {row.id}: the log jumps from version {m.version} to {s.seq}")
+        if s.seat is None:
+            events = state.apply_chance(ActionCodec.parse_chance(s.text))
+        else:
+            if s.seat != state.current_player:
+                raise ValueError(f"game {row.id}: step {s.seq} is logged for seat {s.seat}")
+            events = state.apply(s.text)
+        m.steps.append(MatchStep(m.version, s.seat, events))
+    return m
+
+
+def new_steps(m: Match, old_version: int) -> list[Step]:
+    """The log entries of the steps after ``old_version``."""
+    out = []
+    for i, e in enumerate(m.state.history_json()[old_version:]):
+        if "chance" in e:
+            out.append(Step(old_version + i + 1, None, str(e["chance"])))
+        else:
+            out.append(Step(old_version + i + 1, int(e["seat"]), str(e["action"])))
+    return out
+
+
+@dataclass(eq=False)
+class Conn:
+    """One WebSocket of one device."""
+
+    ws: WebSocket
+    role: str | None = None
+    """None until ``hello``; then seat / table / spectator / admin."""
+    token_hash: str | None = None
+    seat: int | None = None
+    """The seat whose view this connection gets (a table: the claimed seat, None between players)."""
+    controls: tuple[int, ...] = ()
+    """The seats it may act for (a seat link: its seat; a table: the table's human seats)."""
+    last: int = -1
+    """The last version sent."""
+    send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    closed: bool = False
+
+    async def send(self, msg: dict[str, Any]) -> bool:
+        """Send one message; False when the socket is gone."""
+        if self.closed:
+            return False
+        try:
+            async with self.send_lock:
+                await asyncio.wait_for(self.ws.send_json(msg), SEND_TIMEOUT)
+            return True
+        except Exception:  # a gone or stuck client must not stop the game
+            self.closed = True
+            return False
+
+
+class Hub:
+    """One game on the server."""
+
+    def __init__(self, registry: Registry, row: GameRow, game: Game, match: Match) -> None:
+        self.registry = registry
+        self.id = row.id
+        self.row = row
+        self.game = game
+        self.match = match
+        self.lock = asyncio.Lock()
+        self.conns: list[Conn] = []
+        now = time.monotonic()
+        self.offline_since: list[float] = [now] * game.players
+        self.bot_task: asyncio.Task[None] | None = None
+
+    @property
+    def store(self) -> Store:
+        return self.registry.store
+
+    # ------------------------------------------------------------------ reading
+
+    def online(self) -> list[bool]:
+        """Per seat: is a device of that seat connected (a table counts for its seats)."""
+        out = [False] * self.game.players
+        for c in self.conns:
+            if c.role in ("seat", "table") and not c.closed:
+                for s in c.controls:
+                    out[s] = True
+        return out
+
+    def summary(self) -> dict[str, Any]:
+        """The public summary (``GET /api/games/{id}``)."""
+        m = self.match
+        return {
+            "game": self.id, "board": self.row.board, "players": self.game.players,
+            "names": m.names, "kinds": [s.kind for s in m.seats], "variants": sorted(self.game.variants),
+            "lang": self.row.lang, "hotseat": self.row.hotseat,
+            "status": "over" if m.state.is_terminal() else "playing",
+            "version": m.version, "online": self.online(),
+        }
+
+    def _sync_frame(self, c: Conn, since: int) -> dict[str, Any]:
+        m = self.match
+        c.last = m.version
+        return {"type": "sync", "game": self.id, "seat": c.seat,
+                "seats": list(c.controls) if c.role == "table" else ([c.seat] if c.role == "seat" else []),
+                "role": c.role, "version": m.version, "view": m.view(c.seat).to_json(),
+                "events": m.events_for(c.seat, since), "names": m.names,
+                "kinds": [s.kind for s in m.seats], "online": self.online(), "lang": self.row.lang}
+
+    # ------------------------------------------------------------------ connections
+
+    async def join(self, c: Conn, tok: TokenRow, token_hash: str, since: int) -> None:
+        """A device said hello with a valid token: it gets its sync."""
+        async with self.lock:
+            if c in self.conns:
+                self.conns.remove(c)
+            c.role, c.token_hash = tok.role, token_hash
+            if tok.role == "seat" and tok.seat is not None:
+                c.seat, c.controls = tok.seat, (tok.seat,)
+            elif tok.role == "table":
+                c.seat = None
+                c.controls = tuple(i for i, s in enumerate(self.match.seats) if s.kind == HUMAN)
+            else:
+                c.seat, c.controls = None, ()
+            before = self.online()
+            self.conns.append(c)
+            await c.send(self._sync_frame(c, since))
+            if self.online() != before:
+                await self._presence()
+
+    async def leave(self, c: Conn) -> None:
+        """A socket closed."""
+        async with self.lock:
+            if c not in self.conns:
+                return
+            before = self.online()
+            self.conns.remove(c)
+            after = self.online()
+            now = time.monotonic()
+            for s in range(self.game.players):
+                if before[s] and not after[s]:
+                    self.offline_since[s] = now
+            if after != before:
+                await self._presence()
+
+    async def claim(self, c: Conn, seat: int) -> None:
+        """Hot-seat: the player to move took the device; it gets that seat's sync only."""
+        async with self.lock:
+            if seat not in c.controls or seat != self.match.state.current_player \
+                    or self.match.seats[seat].kind != HUMAN:
+                raise NotYourTurnError("you can take the device only when it is your turn",
+                                       "du kannst das Gerät nur übernehmen, wenn du am Zug bist")
+            c.seat = seat
+            await c.send(self._sync_frame(c, -1))
+
+    async def _presence(self) -> None:
+        msg = {"type": "presence", "online": self.online()}
+        for c in list(self.conns):
+            await c.send(msg)
+
+    async def close_token(self, token_hash_: str) -> None:
+        """A revoked token: its sockets are told and closed."""
+        for c in list(self.conns):
+            if c.token_hash == token_hash_:
+                await c.send(error_frame("revoked", self.match.version))
+                with contextlib.suppress(Exception):
+                    await c.ws.close(code=4001)
+                await self.leave(c)
+
+    # ------------------------------------------------------------------ acting
+
+    def acting_seat(self, c: Conn, seat: Any) -> int:
+        """The seat an ``act``/``preview`` of this connection is for (checked)."""
+        if c.role not in ("seat", "table") or c.seat is None:
+            raise NotYourTurnError("this link cannot act now", "dieser Link kann jetzt nicht handeln")
+        if seat is not None and seat != c.seat:
+            raise NotYourTurnError("you can act only for your own seat",
+                                   "du kannst nur für deinen eigenen Platz handeln")
+        if self.match.seats[c.seat].kind != HUMAN:
+            raise NotYourTurnError("your seat is now played by a bot",
+                                   "dein Platz wird jetzt von einem Bot gespielt")
+        return c.seat
+
+    async def act(self, c: Conn, seat: Any, action: str, version: int) -> None:
+        """A human action: checked by the engine, committed, then broadcast."""
+        async with self.lock:
+            who = self.acting_seat(c, seat)
+            old = self.match.version
+            self.match.submit(who, action, version)  # raises and changes nothing when refused
+            await self._commit(old)
+            await self._broadcast()
+        self.kick_bots()
+
+    async def preview(self, c: Conn, seat: Any, action: str) -> dict[str, Any]:
+        """What ``action`` would score for the connection's seat, from its own view only."""
+        async with self.lock:
+            who = self.acting_seat(c, seat)
+            if who != self.match.state.current_player:
+                raise NotYourTurnError(f"it is not seat {who + 1}'s turn", f"Platz {who + 1} ist nicht am Zug")
+            view = self.match.view(who)
+        rng = random.Random(secrets.randbits(64))
+        points, events = await asyncio.to_thread(preview, self.game, view, who, action, rng)
+        return {"type": "preview", "action": action, "points": points, "version": view_version(view),
+                "events": [e.to_json(who) for e in events]}
+
+    async def _commit(self, old: int) -> None:
+        """Store the steps after ``old``; if that fails, undo them by rebuilding from the log."""
+        m = self.match
+        steps = new_steps(m, old)
+        try:
+            await asyncio.to_thread(self.store.append, self.id, steps, m.version, m.state.is_terminal())
+        except Exception as exc:
+            log.exception("game %s: storing version %d failed; rebuilding from the log", self.id, m.version)
+            self.match = await asyncio.to_thread(self.registry.load_match, self.row)
+            raise ServerError from exc
+
+    async def _broadcast(self) -> None:
+        """Each connection gets the new steps as its seat may see them."""
+        m = self.match
+        over = m.state.is_terminal()
+        for c in list(self.conns):
+            if c.role is None:
+                continue
+            if c.role == "table" and c.seat is not None and (over or m.state.current_player != c.seat):
+                # Hand-over: the device drops to the public view until the next player claims it.
+                c.seat = None
+                ok = await c.send(self._sync_frame(c, -1))
+            else:
+                ok = await c.send({"type": "update", "version": m.version, "view": m.view(c.seat).to_json(),
+                                   "events": m.events_for(c.seat, c.last), "online": self.online()})
+                c.last = m.version
+            if not ok and c in self.conns:
+                self.conns.remove(c)
+
+    # ------------------------------------------------------------------ bots
+
+    def kick_bots(self) -> None:
+        """Start the bot loop if a bot is to move."""
+        m = self.match
+        if m.state.is_terminal() or m.is_human_turn():
+            return
+        if self.bot_task is None or self.bot_task.done():
+            self.bot_task = asyncio.get_running_loop().create_task(self._run_bots())
+
+    async def _run_bots(self) -> None:
+        failures = 0
+        while True:
+            m = self.match
+            if m.state.is_terminal() or m.is_human_turn():
+                return
+            await asyncio.sleep(self.registry.settings.bot_delay)
+            try:
+                async with self.lock:
+                    m = self.match
+                    if m.state.is_terminal() or m.is_human_turn():
+                        return
+                    p = m.state.current_player
+                    action = await asyncio.to_thread(m.bots[p].act, m.view(p))
+                    old = m.version
+                    m.submit(p, action, old)
+                    await self._commit(old)
+                    await self._broadcast()
+                failures = 0
+            except ServerError:
+                failures += 1
+                if failures > 5:
+                    log.error("game %s: bots stopped after repeated storage failures", self.id)
+                    return
+                await asyncio.sleep(1.0)
+
+    async def hand_to_bot(self, seat: int, grace: float) -> None:
+        """A leaver's seat is played by a bot from now on."""
+        async with self.lock:
+            m = self.match
+            if m.seats[seat].kind != HUMAN:
+                raise LobbyError(409, "not_human")
+            if self.online()[seat] or time.monotonic() - self.offline_since[seat] < grace:
+                raise LobbyError(409, "still_online")
+            await asyncio.to_thread(self.store.set_kind, self.id, seat, HANDOVER_BOT)
+            m.seats[seat] = Seat(m.seats[seat].name, HANDOVER_BOT)
+            m.bots[seat] = make_bot(HANDOVER_BOT, self.game, seat, bot_seed(None, seat))
+            kinds = list(self.row.kinds)
+            kinds[seat] = HANDOVER_BOT
+            self.row = GameRow(**{**self.row.__dict__, "kinds": kinds})
+            for c in self.conns:
+                if c.role == "table":
+                    c.controls = tuple(s for s in c.controls if s != seat)
+            await self._presence()
+        self.kick_bots()
+
+
+def view_version(view: Any) -> int:
+    """The version a view belongs to: the length of its history."""
+    return len(view.history)
+
+
+class LobbyError(Exception):
+    """A refused REST request: HTTP status and protocol error code."""
+
+    def __init__(self, status: int, code: str, text: dict[str, str] | None = None) -> None:
+        super().__init__(code)
+        self.status = status
+        self.code = code
+        self.text = dict(text or ERRORS.get(code) or {"en": code, "de": code})
+
+
+class Registry:
+    """All games of this server, loaded from the store on start and on demand."""
+
+    def __init__(self, store: Store, settings: Settings, game_factory: GameFactory | None = None,
+                 seed_factory: SeedFactory | None = None) -> None:
+        self.store = store
+        self.settings = settings
+        self.game_factory = game_factory or default_game_factory
+        self.seed_factory: SeedFactory = seed_factory or (lambda: None)
+        self.hubs: dict[str, Hub] = {}
+        self._load_lock = asyncio.Lock()
+
+    def load_match(self, row: GameRow) -> Match:
+        """Rebuild a stored game (synchronous: run it off the loop)."""
+        game = self.game_factory(row.board, row.players, row.variants)
+        return rebuild(game, row, self.store.steps(row.id))
+
+    async def get(self, game_id: str) -> Hub | None:
+        """The game's hub (None: no such game)."""
+        hub = self.hubs.get(game_id)
+        if hub is not None:
+            return hub
+        async with self._load_lock:
+            hub = self.hubs.get(game_id)
+            if hub is not None:
+                return hub
+            row = await asyncio.to_thread(self.store.game, game_id)
+            if row is None:
+                return None
+            match = await asyncio.to_thread(self.load_match, row)
+            hub = Hub(self, row, match.game, match)
+            self.hubs[game_id] = hub
+            return hub
+
+    async def load_all(self) -> None:
+        """On start: rebuild every unfinished game and let its bots carry on."""
+        for gid in await asyncio.to_thread(self.store.game_ids, "playing"):
+            try:
+                hub = await self.get(gid)
+            except Exception:  # one broken game must not keep the server from starting
+                log.exception("game %s could not be rebuilt", gid)
+                continue
+            if hub is not None:
+                hub.kick_bots()
+
+    async def create(self, board: str, kinds: list[str], names: list[str], variants: list[str],
+                     lang: str, hotseat: bool) -> tuple[Hub, dict[str, Any]]:
+        """Deal and store a new game; returns its hub and the secret tokens (shown once)."""
+        game = self.game_factory(board, len(kinds), variants)
+        match = await asyncio.to_thread(Match.start, game, kinds, self.seed_factory(), names)
+        gid = secrets.token_urlsafe(9)
+        row = GameRow(gid, game.board.id, game.players, sorted(game.variants), lang, hotseat, match.seed,
+                      match.state.setup.to_json(), __version__, "playing", 0, match.names, kinds)
+        toks: dict[str, Any] = {"seats": {}, "table": None}
+        rows: list[tuple[str, str, int | None]] = []
+        for i, k in enumerate(kinds):
+            if k == HUMAN:
+                t = secrets.token_urlsafe(24)
+                toks["seats"][i] = t
+                rows.append((hash_token(t), "seat", i))
+        if hotseat:
+            toks["table"] = secrets.token_urlsafe(24)
+            rows.append((hash_token(toks["table"]), "table", None))
+        for role in ("spectator", "admin"):
+            toks[role] = secrets.token_urlsafe(24)
+            rows.append((hash_token(toks[role]), role, None))
+        await asyncio.to_thread(self.store.create_game, row, rows)
+        # The deal may already hold chance steps? No: the log starts empty at version 0.
+        hub = Hub(self, row, game, match)
+        self.hubs[gid] = hub
+        hub.kick_bots()
+        return hub, toks
+
+    async def close(self) -> None:
+        """Stop the bot loops (shutdown)."""
+        for hub in self.hubs.values():
+            if hub.bot_task is not None:
+                hub.bot_task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await hub.bot_task

@@ -1,0 +1,211 @@
+"""Lobby REST (``/api``): new games with secret links, summaries, records, revoking links,
+handing a leaver's seat to a bot, maps, message catalogs and variants (docs/protocol.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from importlib import resources
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Header
+from pydantic import BaseModel, ConfigDict, Field
+
+from rebirth.bots.base import BotError
+from rebirth.engine.board import MapError
+from rebirth.engine.game import VARIANTS, SetupError
+from rebirth.match import HUMAN
+from rebirth.server.deps import RegistryDep, SettingsDep
+from rebirth.server.hub import Hub, LobbyError
+from rebirth.server.store import TokenRow, hash_token
+
+router = APIRouter(prefix="/api", tags=["lobby"])
+
+KINDS = (HUMAN, "easy", "normal", "hard")
+LANGS = ("en", "de")
+
+
+def _data_names(folder: str) -> list[str]:
+    base = resources.files("rebirth") / "data" / folder
+    return sorted(p.name[:-5] for p in base.iterdir() if p.name.endswith(".json"))
+
+
+def _data_json(folder: str, name: str) -> Any:
+    return json.loads((resources.files("rebirth") / "data" / folder / f"{name}.json").read_text("utf-8"))
+
+
+class SeatSpec(BaseModel):
+    """One seat of a new game."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["human", "easy", "normal", "hard"] = "human"
+    name: str | None = Field(default=None, max_length=40)
+
+
+class NewGame(BaseModel):
+    """``POST /api/games``."""
+
+    model_config = ConfigDict(extra="forbid")
+    board: str = Field(default="scotland", max_length=40)
+    players: int = Field(default=3, ge=2, le=4)
+    seats: list[SeatSpec] = Field(default_factory=list, max_length=4)
+    variants: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=10)
+    lang: Literal["en", "de"] = "en"
+    hotseat: bool = False
+
+
+def _link(game: str, token: str) -> str:
+    # The token goes in the fragment: browsers never send it to a server or in a Referer.
+    return f"/game/{game}#t={token}"
+
+
+def _bearer(authorization: str | None) -> str:
+    if not authorization or not authorization.startswith("Bearer ") or len(authorization) > 200:
+        raise LobbyError(401, "bad_token")
+    return authorization[len("Bearer "):].strip()
+
+
+async def _hub(registry: RegistryDep, game_id: str) -> Hub:
+    if len(game_id) > 64:
+        raise LobbyError(404, "unknown_game")
+    hub = await registry.get(game_id)
+    if hub is None:
+        raise LobbyError(404, "unknown_game")
+    return hub
+
+
+async def _token(registry: RegistryDep, game_id: str, authorization: str | None) -> TokenRow:
+    tok = await asyncio.to_thread(registry.store.token, _bearer(authorization))
+    if tok is None or tok.game != game_id:
+        raise LobbyError(403, "bad_token")
+    if tok.revoked:
+        raise LobbyError(403, "revoked")
+    return tok
+
+
+AuthHeader = Annotated[str | None, Header()]
+
+
+@router.post("/games", status_code=201)
+async def create_game(body: NewGame, registry: RegistryDep) -> dict[str, Any]:
+    """Deal a new game; the answer holds every secret link once."""
+    if body.board not in _data_names("maps"):
+        raise LobbyError(400, "bad_board", {"en": f"unknown board {body.board!r}",
+                                            "de": f"unbekannter Spielplan {body.board!r}"})
+    specs = list(body.seats) or [SeatSpec(kind=HUMAN)] + [SeatSpec(kind="normal")] * (body.players - 1)
+    if len(specs) != body.players:
+        raise LobbyError(400, "bad_seats", {
+            "en": f"{body.players} players need {body.players} seats, got {len(specs)}",
+            "de": f"{body.players} Spieler brauchen {body.players} Plätze, nicht {len(specs)}"})
+    kinds = [s.kind for s in specs]
+    names = [(s.name or "").strip() or (f"Player {i + 1}" if s.kind == HUMAN else f"{s.kind.capitalize()} {i + 1}")
+             for i, s in enumerate(specs)]
+    try:
+        hub, toks = await registry.create(body.board, kinds, names, list(body.variants), body.lang,
+                                          body.hotseat)
+    except (SetupError, MapError, BotError, ValueError) as exc:
+        raise LobbyError(400, "bad_game", {"en": str(exc), "de": str(exc)}) from exc
+    gid = hub.id
+    return {
+        "game": gid,
+        "links": {
+            "seats": [{"seat": i, "name": names[i], "kind": kinds[i],
+                       "url": _link(gid, toks["seats"][i]) if i in toks["seats"] else None}
+                      for i in range(len(kinds))],
+            "table": _link(gid, toks["table"]) if toks["table"] else None,
+            "spectator": _link(gid, toks["spectator"]),
+            "admin": _link(gid, toks["admin"]),
+        },
+    }
+
+
+@router.get("/games/{game_id}")
+async def game_summary(game_id: str, registry: RegistryDep) -> dict[str, Any]:
+    """The public summary of a game."""
+    return (await _hub(registry, game_id)).summary()
+
+
+@router.get("/games/{game_id}/record")
+async def game_record(game_id: str, registry: RegistryDep, authorization: AuthHeader = None) -> dict[str, Any]:
+    """The record: complete after the end; mid-game redacted for the token's seat."""
+    hub = await _hub(registry, game_id)
+    tok = await _token(registry, game_id, authorization)
+    seat = tok.seat if tok.role == "seat" else None
+    async with hub.lock:
+        return hub.match.record(for_seat=seat)
+
+
+@router.post("/games/{game_id}/seats/{seat}/revoke")
+async def revoke(game_id: str, seat: int, registry: RegistryDep,
+                 authorization: AuthHeader = None) -> dict[str, Any]:
+    """The admin replaces a seat's link; the old one stops working at once."""
+    hub = await _hub(registry, game_id)
+    tok = await _token(registry, game_id, authorization)
+    if tok.role != "admin":
+        raise LobbyError(403, "forbidden")
+    if not 0 <= seat < hub.game.players:
+        raise LobbyError(404, "unknown_seat")
+    if hub.match.seats[seat].kind != HUMAN:
+        raise LobbyError(409, "not_human")
+    new = secrets.token_urlsafe(24)
+    old = [c.token_hash for c in hub.conns if c.role == "seat" and c.seat == seat]
+    await asyncio.to_thread(registry.store.replace_seat_token, game_id, seat, hash_token(new))
+    for h in {h for h in old if h is not None}:
+        await hub.close_token(h)
+    return {"seat": seat, "url": _link(game_id, new)}
+
+
+@router.post("/games/{game_id}/seats/{seat}/bot")
+async def hand_to_bot(game_id: str, seat: int, registry: RegistryDep, settings: SettingsDep,
+                      authorization: AuthHeader = None) -> dict[str, Any]:
+    """Another player hands a leaver's seat to a bot so the game can finish."""
+    hub = await _hub(registry, game_id)
+    tok = await _token(registry, game_id, authorization)
+    if not 0 <= seat < hub.game.players:
+        raise LobbyError(404, "unknown_seat")
+    allowed = (tok.role == "seat" and tok.seat != seat) or tok.role == "admin"
+    if not allowed:
+        raise LobbyError(403, "forbidden")
+    await hub.hand_to_bot(seat, settings.offline_grace)
+    return hub.summary()
+
+
+@router.get("/boards/{board}")
+async def board_data(board: str) -> dict[str, Any]:
+    """A shipped map (for drawing), its mission cards and tower tokens."""
+    if board not in _data_names("maps"):
+        raise LobbyError(404, "unknown_board", {"en": f"unknown board {board!r}",
+                                                "de": f"unbekannter Spielplan {board!r}"})
+    out: dict[str, Any] = {"board": board, "map": _data_json("maps", board), "missions": None, "tokens": None}
+    if board in _data_names("missions"):
+        out["missions"] = _data_json("missions", board)
+    if f"{board}_towers" in _data_names("tokens"):
+        out["tokens"] = _data_json("tokens", f"{board}_towers")
+    return out
+
+
+@router.get("/i18n/{lang}")
+async def catalog(lang: str, settings: SettingsDep) -> dict[str, Any]:
+    """The engine's event catalog and, when shipped, the page's own strings."""
+    if lang not in LANGS:
+        raise LobbyError(404, "unknown_lang", {"en": f"no language {lang!r} (en, de)",
+                                               "de": f"keine Sprache {lang!r} (en, de)"})
+    page: Any = None
+    from rebirth.server.static import web_dir  # the page's folder (owned by the page)
+
+    path = web_dir(settings) / "i18n" / f"{lang}.json"
+    if path.is_file():
+        page = json.loads(path.read_text("utf-8"))
+    return {"lang": lang, "events": _data_json("i18n", lang), "page": page}
+
+
+@router.get("/variants")
+async def variants() -> dict[str, Any]:
+    """Every rule variant with its explanation (en, de) and the boards it applies to."""
+    from rebirth.engine.game import IRELAND_VARIANTS, SCOTLAND_VARIANTS
+
+    return {"variants": [{"name": k, "text": dict(v), "boards": [b for b, vs in (
+        ("scotland", SCOTLAND_VARIANTS), ("ireland", IRELAND_VARIANTS)) if k in vs]}
+        for k, v in VARIANTS.items()],
+        "kinds": list(KINDS)}

@@ -1,0 +1,120 @@
+"""The game WebSocket (``/ws/games/{id}``): hello/sync, act, preview, claim, ping (docs/protocol.md).
+
+Every refusal is an ``error`` message; the connection stays open and nothing changes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from fastapi import APIRouter, WebSocket
+from starlette.websockets import WebSocketDisconnect
+
+from rebirth.engine.actions import ActionError
+from rebirth.server.deps import RegistryDep, SettingsDep
+from rebirth.server.hub import Conn, Hub, ServerError, action_code, error_frame
+from rebirth.server.store import hash_token
+
+router = APIRouter(tags=["play"])
+
+
+def _int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+@router.websocket("/ws/games/{game_id}")
+async def game_socket(ws: WebSocket, game_id: str, registry: RegistryDep, settings: SettingsDep) -> None:
+    """One device's connection to one game."""
+    await ws.accept()
+    hub = await registry.get(game_id) if len(game_id) <= 64 else None
+    conn = Conn(ws)
+    try:
+        while True:
+            msg = await ws.receive()
+            if msg["type"] == "websocket.disconnect":
+                break
+            raw = msg.get("text")
+            if raw is None:
+                data = msg.get("bytes") or b""
+                size = len(data)
+                try:
+                    raw = data.decode("utf-8")
+                except UnicodeDecodeError:
+                    raw = ""
+            else:
+                size = len(raw.encode("utf-8"))
+            version = hub.match.version if hub is not None else None
+            if size > settings.max_message_bytes:
+                await conn.send(error_frame("too_large", version))
+                continue
+            try:
+                obj = json.loads(raw)
+            except (json.JSONDecodeError, RecursionError):
+                obj = None
+            if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+                await conn.send(error_frame("bad_message", version))
+                continue
+            await _handle(conn, hub, obj, registry)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        conn.closed = True
+        if hub is not None:
+            await hub.leave(conn)
+
+
+async def _handle(conn: Conn, hub: Hub | None, obj: dict[str, Any], registry: RegistryDep) -> None:
+    kind = obj["type"]
+    if kind == "ping":
+        await conn.send({"type": "pong"})
+        return
+    if hub is None:
+        await conn.send(error_frame("unknown_game", None))
+        return
+    version = hub.match.version
+    if kind == "hello":
+        token, since = obj.get("token"), obj.get("since", -1)
+        if not isinstance(token, str) or not _int(since) or len(token) > 200:
+            await conn.send(error_frame("bad_message", version))
+            return
+        tok = await asyncio.to_thread(registry.store.token, token)
+        if tok is None or tok.game != hub.id:
+            await conn.send(error_frame("bad_token", version))
+            return
+        if tok.revoked:
+            await conn.send(error_frame("revoked", version))
+            return
+        await hub.join(conn, tok, hash_token(token), max(-1, since))
+        return
+    if conn.role is None:
+        await conn.send(error_frame("hello_first", version))
+        return
+    try:
+        if kind == "act":
+            action, ver = obj.get("action"), obj.get("version")
+            if not isinstance(action, str) or not _int(ver) or len(action) > 64:
+                await conn.send(error_frame("bad_message", version))
+                return
+            await hub.act(conn, obj.get("seat"), action, ver)
+        elif kind == "preview":
+            action = obj.get("action")
+            if not isinstance(action, str) or len(action) > 64:
+                await conn.send(error_frame("bad_message", version))
+                return
+            await conn.send(await hub.preview(conn, obj.get("seat"), action))
+        elif kind == "claim":
+            seat = obj.get("seat")
+            if conn.role != "table":
+                await conn.send(error_frame("forbidden", version))
+            elif not _int(seat):
+                await conn.send(error_frame("bad_message", version))
+            else:
+                await hub.claim(conn, seat)
+        else:
+            await conn.send(error_frame("bad_message", version))
+    except ActionError as exc:
+        await conn.send(error_frame(action_code(exc), hub.match.version, exc.text))
+    except ServerError:
+        await conn.send(error_frame("server_error", hub.match.version))

@@ -1,0 +1,50 @@
+"""Server settings: one object, read from ``REBIRTH_*`` environment variables (docs/server.md)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def default_database_path() -> Path:
+    """``$XDG_DATA_HOME/rebirth/rebirth.db`` (``~/.local/share/...``); ``./rebirth.db`` when
+    there is no home directory to write to."""
+    base = os.environ.get("XDG_DATA_HOME") or (
+        str(Path.home() / ".local" / "share") if Path.home().is_dir() else "")
+    if not base:
+        return Path("rebirth.db").resolve()
+    return Path(base) / "rebirth" / "rebirth.db"
+
+
+def sqlite_url(path: str | Path) -> str:
+    """The SQLAlchemy URL of a SQLite file."""
+    return f"sqlite:///{Path(path).expanduser().resolve()}"
+
+
+class Settings(BaseSettings):
+    """Everything the server can be told; each field is also ``REBIRTH_<NAME>``."""
+
+    model_config = SettingsConfigDict(env_prefix="REBIRTH_", extra="ignore")
+
+    database_url: str = ""
+    """Any SQLAlchemy URL; empty: the SQLite file of :func:`default_database_path`."""
+    host: str = "127.0.0.1"
+    port: int = 8000
+    bot_delay: float = 0.6
+    """Seconds a bot waits before it moves, so people can follow its moves."""
+    max_message_bytes: int = 8192
+    """The largest WebSocket message or request body accepted; larger ones get ``too_large``."""
+    web_dir: str = ""
+    """The page's folder; empty: the ``rebirth/web`` folder shipped in the package."""
+    offline_grace: float = 30.0
+    """Seconds a seat must have been offline before the others may hand it to a bot."""
+
+    def resolved_database_url(self) -> str:
+        """The database URL to use (creating the default file's folder when needed)."""
+        if self.database_url:
+            return self.database_url
+        path = default_database_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return sqlite_url(path)

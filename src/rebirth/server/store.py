@@ -1,0 +1,261 @@
+"""Persistence: games, seats, hashed tokens and the append-only action log (SQLAlchemy 2 Core).
+
+The SQL is portable (no SQLite-only statements outside the connection set-up), so PostgreSQL
+is a ``REBIRTH_DATABASE_URL`` away. On SQLite every connection is set up as follows:
+
+* ``journal_mode=WAL``: readers never block the one writer, and a commit is one append to
+  the write-ahead log.
+* ``synchronous=FULL`` — the conscious choice. In WAL mode ``NORMAL`` already survives a
+  crash of the *process* (``kill -9``), but a power loss or OS crash may roll back the last
+  transactions. The server broadcasts an action only after its commit, so players may have
+  seen it; with ``FULL`` every commit is fsynced and a seen action is never lost, even on
+  power loss. The price is one fsync per accepted action (see ``benchmarks/load.py``).
+* Every transaction starts with ``BEGIN IMMEDIATE``: it takes the write lock at once, so two
+  writers never both read and then fail to upgrade (no ``SQLITE_BUSY`` mid-transaction);
+  ``busy_timeout`` lets a second writer wait instead of failing.
+
+Tokens are stored only as SHA-256 digests (docs/server.md, threat model).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Connection,
+    Engine,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+    insert,
+    select,
+    update,
+)
+
+SQLITE_SYNCHRONOUS = "FULL"
+"""See the module docstring for why."""
+
+metadata = MetaData()
+
+games = Table(
+    "games", metadata,
+    Column("id", String(32), primary_key=True),
+    Column("board", String(64), nullable=False),
+    Column("players", Integer, nullable=False),
+    Column("variants", Text, nullable=False),  # JSON list
+    Column("lang", String(8), nullable=False),
+    Column("hotseat", Boolean, nullable=False),
+    Column("seed", Text, nullable=False),  # decimal: 128 bits do not fit a BIGINT
+    Column("setup", Text, nullable=False),  # the complete dealt setup (secret) as JSON
+    Column("engine_version", String(32), nullable=False),
+    Column("created", Float, nullable=False),
+    Column("status", String(16), nullable=False),  # playing / over
+    Column("version", Integer, nullable=False),  # steps in the log
+)
+
+seats = Table(
+    "seats", metadata,
+    Column("game", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("name", String(64), nullable=False),
+    Column("kind", String(32), nullable=False),
+)
+
+tokens = Table(
+    "tokens", metadata,
+    Column("hash", String(64), primary_key=True),  # SHA-256 hex of the secret token
+    Column("game", String(32), ForeignKey("games.id"), nullable=False, index=True),
+    Column("role", String(16), nullable=False),  # seat / table / spectator / admin
+    Column("seat", Integer, nullable=True),
+    Column("revoked", Boolean, nullable=False, default=False),
+)
+
+actions = Table(
+    "actions", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("game", String(32), ForeignKey("games.id"), nullable=False),
+    Column("seq", Integer, nullable=False),  # the version this step produced (1, 2, ...)
+    Column("seat", Integer, nullable=True),  # None: a chance outcome
+    Column("text", String(64), nullable=False),
+    Column("created", Float, nullable=False),
+    UniqueConstraint("game", "seq", name="uq_actions_game_seq"),
+)
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a secret token."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One game as stored."""
+
+    id: str
+    board: str
+    players: int
+    variants: list[str]
+    lang: str
+    hotseat: bool
+    seed: int
+    setup: dict[str, Any]
+    engine_version: str
+    status: str
+    version: int
+    names: list[str]
+    kinds: list[str]
+
+
+@dataclass(frozen=True)
+class TokenRow:
+    """What a token grants."""
+
+    game: str
+    role: str
+    seat: int | None
+    revoked: bool
+
+
+@dataclass(frozen=True)
+class Step:
+    """One logged step: a seat's action, or a chance outcome (seat None)."""
+
+    seq: int
+    seat: int | None
+    text: str
+
+
+class Store:
+    """The database behind the server; all methods are synchronous (call them off the loop)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.is_sqlite = url.startswith("sqlite")
+        kw: dict[str, Any] = {}
+        if self.is_sqlite:
+            kw["connect_args"] = {"check_same_thread": False, "timeout": 30}
+        self.engine: Engine = create_engine(url, **kw)
+        if self.is_sqlite:
+            _sqlite_setup(self.engine)
+        metadata.create_all(self.engine)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    @contextmanager
+    def tx(self) -> Iterator[Connection]:
+        """One transaction (``BEGIN IMMEDIATE`` on SQLite), committed on success."""
+        with self.engine.begin() as conn:
+            yield conn
+
+    # ------------------------------------------------------------------ writing
+
+    def create_game(self, row: GameRow, token_rows: list[tuple[str, str, int | None]]) -> None:
+        """Store a new game, its seats and its tokens ``(hash, role, seat)``."""
+        with self.tx() as c:
+            c.execute(insert(games).values(
+                id=row.id, board=row.board, players=row.players, variants=json.dumps(row.variants),
+                lang=row.lang, hotseat=row.hotseat, seed=str(row.seed), setup=json.dumps(row.setup),
+                engine_version=row.engine_version, created=time.time(), status=row.status,
+                version=row.version))
+            c.execute(insert(seats), [{"game": row.id, "seat": i, "name": n, "kind": k}
+                                      for i, (n, k) in enumerate(zip(row.names, row.kinds, strict=True))])
+            c.execute(insert(tokens), [{"hash": h, "game": row.id, "role": r, "seat": s, "revoked": False}
+                                       for h, r, s in token_rows])
+
+    def append(self, game: str, steps: list[Step], version: int, over: bool) -> None:
+        """Append accepted steps to the log and move the game's version, in one transaction.
+
+        ``UNIQUE(game, seq)`` makes a second writer of the same step fail instead of forking
+        the log."""
+        if not steps:
+            return
+        now = time.time()
+        with self.tx() as c:
+            c.execute(insert(actions), [{"game": game, "seq": s.seq, "seat": s.seat, "text": s.text,
+                                         "created": now} for s in steps])
+            c.execute(update(games).where(games.c.id == game).values(
+                version=version, status="over" if over else "playing"))
+
+    def set_kind(self, game: str, seat: int, kind: str) -> None:
+        """A seat handed to a bot."""
+        with self.tx() as c:
+            c.execute(update(seats).where(seats.c.game == game, seats.c.seat == seat).values(kind=kind))
+
+    def replace_seat_token(self, game: str, seat: int, new_hash: str) -> None:
+        """Revoke every token of a seat and store its new one."""
+        with self.tx() as c:
+            c.execute(update(tokens).where(tokens.c.game == game, tokens.c.role == "seat",
+                                           tokens.c.seat == seat).values(revoked=True))
+            c.execute(insert(tokens).values(hash=new_hash, game=game, role="seat", seat=seat,
+                                            revoked=False))
+
+    # ------------------------------------------------------------------ reading
+
+    def token(self, token: str) -> TokenRow | None:
+        """What ``token`` grants (None: unknown)."""
+        with self.engine.connect() as c:
+            r = c.execute(select(tokens).where(tokens.c.hash == hash_token(token))).first()
+        if r is None:
+            return None
+        return TokenRow(r.game, r.role, r.seat, bool(r.revoked))
+
+    def game(self, game_id: str) -> GameRow | None:
+        """One game (None: unknown)."""
+        with self.engine.connect() as c:
+            g = c.execute(select(games).where(games.c.id == game_id)).first()
+            if g is None:
+                return None
+            ss = c.execute(select(seats).where(seats.c.game == game_id).order_by(seats.c.seat)).all()
+        return GameRow(g.id, g.board, g.players, json.loads(g.variants), g.lang, bool(g.hotseat),
+                       int(g.seed), json.loads(g.setup), g.engine_version, g.status, g.version,
+                       [s.name for s in ss], [s.kind for s in ss])
+
+    def game_ids(self, status: str | None = None) -> list[str]:
+        """The ids of all games (or of those with ``status``)."""
+        q = select(games.c.id).order_by(games.c.created)
+        if status is not None:
+            q = q.where(games.c.status == status)
+        with self.engine.connect() as c:
+            return [r.id for r in c.execute(q)]
+
+    def steps(self, game_id: str) -> list[Step]:
+        """The game's log in order."""
+        with self.engine.connect() as c:
+            rows = c.execute(select(actions.c.seq, actions.c.seat, actions.c.text)
+                             .where(actions.c.game == game_id).order_by(actions.c.seq)).all()
+        return [Step(r.seq, r.seat, r.text) for r in rows]
+
+
+def _sqlite_setup(engine: Engine) -> None:
+    """WAL, the chosen ``synchronous``, and ``BEGIN IMMEDIATE`` (SQLAlchemy's documented recipe:
+    the driver's own transaction handling is switched off and SQLAlchemy emits BEGIN)."""
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute(f"PRAGMA synchronous={SQLITE_SYNCHRONOUS}")
+        cur.execute("PRAGMA busy_timeout=30000")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Connection) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")

@@ -1,0 +1,66 @@
+"""Helpers for the server tests: an app on a temporary database, socket conversations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+from starlette.testclient import WebSocketTestSession
+
+from rebirth.server.app import create_app
+from rebirth.server.hub import GameFactory, SeedFactory
+from rebirth.server.settings import Settings, sqlite_url
+
+
+def settings(tmp: Path, **kw: Any) -> Settings:
+    """Test settings: a fresh database, no bot pause, no offline grace."""
+    base: dict[str, Any] = {"database_url": sqlite_url(tmp / "test.db"), "bot_delay": 0.0,
+                            "offline_grace": 0.0, "web_dir": str(tmp / "web")}
+    base.update(kw)
+    return Settings(**base)
+
+
+def client(tmp: Path, *, game_factory: GameFactory | None = None, seed_factory: SeedFactory | None = None,
+           **kw: Any) -> TestClient:
+    """A TestClient (use it as a context manager so the app starts and stops)."""
+    return TestClient(create_app(settings(tmp, **kw), game_factory=game_factory, seed_factory=seed_factory))
+
+
+def token(url: str) -> str:
+    """The secret token in a link's fragment."""
+    return url.split("#t=", 1)[1]
+
+
+def new_game(c: TestClient, **body: Any) -> dict[str, Any]:
+    """POST /api/games; asserts 201."""
+    r = c.post("/api/games", json=body)
+    assert r.status_code == 201, r.text
+    out: dict[str, Any] = r.json()
+    return out
+
+
+def hello(ws: WebSocketTestSession, tok: str, since: int = -1) -> dict[str, Any]:
+    """Say hello; returns the sync."""
+    ws.send_json({"type": "hello", "token": tok, "since": since})
+    msg: dict[str, Any] = ws.receive_json()
+    assert msg["type"] == "sync", msg
+    return msg
+
+
+def ping(ws: WebSocketTestSession) -> None:
+    """The connection still answers."""
+    ws.send_json({"type": "ping"})
+    assert ws.receive_json() == {"type": "pong"}
+
+
+def until_turn(ws: WebSocketTestSession, seat: int, view: dict[str, Any],
+               frames: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Read updates until ``seat`` is to act or the game is over; returns the latest view."""
+    while not (view["phase"] == "end" or (view["current_player"] == seat and view["legal_actions"])):
+        msg = ws.receive_json()
+        if frames is not None:
+            frames.append(msg)
+        if msg["type"] in ("update", "sync"):
+            view = msg["view"]
+    return view
