@@ -11,6 +11,7 @@ const sv = (tag, attrs = {}, ...kids) => h(tag, { ...attrs, svg: true }, ...kids
 const S = {
   gameId: decodeURIComponent(location.pathname.split("/").pop() || ""),
   lang: pickLang(),
+  role: null,
   seat: null,          // the seat whose view is shown (null: spectator, or hot-seat between players)
   seats: [],           // hot-seat: the seats this device controls
   version: -1,
@@ -44,32 +45,32 @@ function announce(text, assertive = false) {
 
 function onMessage(msg) {
   if (msg.type === "sync") {
-    const sameSeat = msg.seat === S.seat;
-    S.seats = msg.seats || [];
+    // A sync replaces everything (docs/protocol.md). Only a reconnect of the same seat keeps
+    // the log it had, since the server then sends just the steps after our version.
+    const resume = msg.seat === S.seat && S.view !== null && S.role === msg.role;
+    const kept = resume ? S.log : [];
+    dropPrivate();
+    S.role = msg.role ?? null;
+    S.seats = msg.role === "table" ? msg.seats || [] : [];
     S.names = msg.names || S.names;
     S.kinds = msg.kinds || S.kinds;
     S.online = msg.online || S.online;
-    if (!sameSeat) { S.log = []; dropPrivate(); }
     S.seat = msg.seat ?? null;
+    S.log = kept;
     appendSteps(msg.events || []);
     S.version = msg.version;
     S.view = msg.view;
-    if (hotseat() && S.seat === null) {
-      S.next = S.view?.current_player ?? null;
-      S.view = null; S.log = [];
-    }
+    S.next = S.view?.current_player ?? null;
   } else if (msg.type === "update") {
     S.version = msg.version;
     S.online = msg.online || S.online;
-    if (hotseat() && S.seat === null) {
-      // Between two players on one device nothing but whose turn it is may be kept.
-      S.next = msg.view?.current_player ?? S.next;
-      if (msg.view?.phase === "end") { S.view = msg.view; appendSteps(msg.events || []); }
-    } else {
-      S.view = msg.view;
-      const fresh = appendSteps(msg.events || []);
-      announceSteps(fresh);
-      if (hotseat() && S.view && S.view.phase !== "end" && S.view.current_player !== S.seat) handOver();
+    S.view = msg.view;
+    S.next = S.view?.current_player ?? null;
+    const fresh = appendSteps(msg.events || []);
+    announceSteps(fresh);
+    // Hot-seat: the server follows with a seat-less sync; drop the private view at once anyway.
+    if (hotseat() && S.seat !== null && S.view && S.view.phase !== "end" && S.view.current_player !== S.seat) {
+      handOver();
     }
     S.selected = null; S.preview = null;
   } else if (msg.type === "preview") {
@@ -93,9 +94,10 @@ function appendSteps(steps) {
 
 /** Hot-seat: forget the seat that just played before anyone else sees the screen. */
 function handOver() {
-  S.next = S.view.current_player;
-  S.seat = null;
+  const next = S.view.current_player;
   dropPrivate();
+  S.seat = null;
+  S.next = next;
 }
 
 function dropPrivate() {
@@ -104,7 +106,6 @@ function dropPrivate() {
 }
 
 function claim(seat) {
-  S.log = [];
   sock.send({ type: "claim", seat });
 }
 
