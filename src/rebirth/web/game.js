@@ -19,6 +19,7 @@ const S = {
   log: [],             // steps {version, seat, events} as sent for `seat`
   names: [], kinds: [], online: [],
   next: null,          // hot-seat: who plays next while everything private is hidden
+  sent: false,         // an action is on its way: no second one until the server answers
   selected: null, cursor: null, hover: null, preview: null,
   prefs: { confirm: localStorage.getItem("rebirth.confirm") !== "off" },
   boardData: null, model: null, error: "",
@@ -31,7 +32,7 @@ let sock = null;
 let previewTimer = null;
 
 const hotseat = () => S.seats.length > 0;
-const myTurn = () => S.view && S.seat !== null && S.view.current_player === S.seat && S.view.phase !== "end";
+const myTurn = () => !S.sent && S.view && S.seat !== null && S.view.current_player === S.seat && S.view.phase !== "end";
 const legal = () => (myTurn() ? S.view.legal_actions : []);
 const placeable = () => new Set(legal().filter((a) => !a.startsWith("mark ")));
 
@@ -50,6 +51,7 @@ function onMessage(msg) {
     const resume = msg.seat === S.seat && S.view !== null && S.role === msg.role;
     const kept = resume ? S.log : [];
     dropPrivate();
+    S.sent = false; S.error = "";
     S.role = msg.role ?? null;
     S.seats = msg.role === "table" ? msg.seats || [] : [];
     S.names = msg.names || S.names;
@@ -62,6 +64,7 @@ function onMessage(msg) {
     S.view = msg.view;
     S.next = S.view?.current_player ?? null;
   } else if (msg.type === "update") {
+    S.sent = false; S.error = "";
     S.version = msg.version;
     S.online = msg.online || S.online;
     S.view = msg.view;
@@ -78,6 +81,7 @@ function onMessage(msg) {
   } else if (msg.type === "presence") {
     S.online = msg.online;
   } else if (msg.type === "error") {
+    S.sent = false;
     S.error = msg.message?.[S.lang] || msg.message?.en || msg.code;
     announce(t(S.lang, "error.prefix", { why: S.error }), true);
     if (msg.code === "bad_token" || msg.code === "revoked" || msg.code === "unknown_game") sock?.close();
@@ -128,8 +132,10 @@ function act(action) {
   const msg = { type: "act", action, version: S.version };
   if (hotseat()) msg.seat = S.seat;
   S.error = "";
-  sock.send(msg);
-  S.selected = null;
+  // Until the server answers, the page offers no further action or preview for this turn.
+  if (sock.send(msg)) S.sent = true;
+  S.selected = null; S.hover = null; S.preview = null;
+  renderAll();
 }
 
 function askPreview(label) {
@@ -239,7 +245,7 @@ function renderHand() {
   if (!v || S.seat === null) return;
   const code = v.phase === "extra" && v.current_player === S.seat ? v.extra_tile : v.hand;
   el.append(code ? tileBadge(code, S.seat) : h("p", {}, t(S.lang, "hand.none")));
-  if (v.set_aside?.length) el.append(h("p", { class: "small" }, `⟂ ${v.set_aside.join(" ")}`));
+  if (v.set_aside?.length) el.append(h("p", { class: "small" }, t(S.lang, "hand.setaside", { tiles: v.set_aside.join(" ") })));
   const c = $("confirm");
   c.replaceChildren();
   c.hidden = !(S.selected && myTurn());
