@@ -9,8 +9,7 @@ from typing import Any
 
 from axe_playwright_python.sync_playwright import Axe
 
-from tests.browser.conftest import LiveServer, new_game, open_page, state
-from tests.browser.test_play import place_by_click
+from browser.kit import LiveServer, diagnose, new_game, open_page, place_by_click, state
 
 PRIVATE = "JSON.stringify({view: S.view, log: S.log, preview: S.preview, selected: S.selected})"
 
@@ -26,7 +25,8 @@ def cathedral_neighbours() -> set[str]:
 def test_hotseat_handover_shows_no_foreign_private_information(live_server: LiveServer,
                                                                new_context: Any) -> None:
     res = new_game(live_server, {"board": "scotland", "players": 3, "lang": "en", "hotseat": True, "seats": [
-        {"kind": "human", "name": "Ailsa"}, {"kind": "human", "name": "Brodie"}, {"kind": "easy", "name": "Bot"}]})
+        {"kind": "human", "name": "Ailsa"}, {"kind": "human", "name": "Brodie"},
+        {"kind": "easy", "name": "Bot"}]})
     assert res["links"]["table"]
     page = open_page(new_context(), live_server.url + res["links"]["table"])
     rng = random.Random(2)
@@ -75,6 +75,8 @@ def test_axe_and_keyboard_play(live_server: LiveServer, new_context: Any) -> Non
     axe = Axe()
     ctx = new_context()
     lobby = open_page(ctx, live_server.url + "/")
+    lobby.select_option("#kind1", "easy")
+    lobby.select_option("#kind2", "easy")
     lobby.locator("#create").click()
     lobby.wait_for_selector("#links-sec:not([hidden])")
     assert lobby.locator("#links .url").count() >= 2
@@ -93,8 +95,12 @@ def test_axe_and_keyboard_play(live_server: LiveServer, new_context: Any) -> Non
     game.keyboard.press("Enter")
     game.wait_for_selector("#confirm-yes")
     game.keyboard.press("Enter")
-    game.wait_for_function("(v) => window.rebirthState.version > v", arg=before)
-    assert state(game, f"S.log.some(st => st.events.some(e => e.kind === 'place' && e.data.hex === '{cursor}'))")
+    try:
+        game.wait_for_function("(v) => window.rebirthState.version > v", arg=before)
+    except Exception as exc:
+        raise AssertionError(diagnose(game)) from exc
+    placed = f"S.log.some(st => st.events.some(e => e.kind === 'place' && e.data.hex === '{cursor}'))"
+    assert state(game, placed)
     assert game.locator("#live").text_content()
     game.select_option("#lang", "de")
     game.wait_for_function("document.documentElement.lang === 'de'")

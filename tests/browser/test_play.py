@@ -13,33 +13,7 @@ from typing import Any
 import httpx
 from playwright.sync_api import Page
 
-from tests.browser.conftest import LiveServer, new_game, open_page, save_png, state
-
-TURN_DONE = ("(v) => window.rebirthState.version > v && "
-             "(document.body.dataset.turn === 'mine' || document.body.dataset.phase === 'end')")
-
-
-def token_of(url: str) -> str:
-    return url.split("#t=", 1)[1]
-
-
-def place_by_click(page: Page, rng: random.Random, prefer: set[str] | None = None, *,
-                   until_mine: bool = True) -> str:
-    """Click a highlighted space (preferring `prefer`), then the confirm button; return the label."""
-    legal = page.locator("#board g.space.legal")
-    labels = [legal.nth(i).get_attribute("data-label") or "" for i in range(legal.count())]
-    assert labels, "no legal space is highlighted on my turn"
-    wanted = [x for x in labels if prefer and x in prefer]
-    label = rng.choice(wanted or labels)
-    before = state(page, "S.version")
-    page.locator(f"#board g.space[data-label='{label}']").click()
-    if page.locator("#confirm-yes").is_visible():
-        page.locator("#confirm-yes").click()
-    if until_mine:
-        page.wait_for_function(TURN_DONE, arg=before)
-    else:
-        page.wait_for_function("(v) => window.rebirthState.version > v", arg=before)
-    return label
+from browser.kit import LiveServer, new_game, open_page, place_by_click, save_png, state, token_of
 
 
 def replay_json(record: dict[str, Any], tmp: Path) -> dict[str, Any]:
@@ -56,7 +30,8 @@ def test_scotland_human_against_two_bots_to_the_end(live_server: LiveServer, new
     """A whole 3-player Scotland game by clicking; the page's final scores equal `rebirth replay`
     of the exported record (E-3)."""
     res = new_game(live_server, {"board": "scotland", "players": 3, "lang": "en", "seats": [
-        {"kind": "human", "name": "Ailsa"}, {"kind": "easy", "name": "Brodie"}, {"kind": "easy", "name": "Cat"}]})
+        {"kind": "human", "name": "Ailsa"}, {"kind": "easy", "name": "Brodie"},
+        {"kind": "easy", "name": "Cat"}]})
     url = res["links"]["seats"][0]["url"]
     page = open_page(new_context(), live_server.url + url)
     page.wait_for_function("document.body.dataset.turn === 'mine' || document.body.dataset.phase === 'end'")

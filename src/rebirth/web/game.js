@@ -129,6 +129,7 @@ function eventText(e) {
 
 function act(action) {
   if (!myTurn()) return;
+  clearTimeout(previewTimer);
   const msg = { type: "act", action, version: S.version };
   if (hotseat()) msg.seat = S.seat;
   S.error = "";
@@ -141,6 +142,7 @@ function act(action) {
 function askPreview(label) {
   clearTimeout(previewTimer);
   previewTimer = setTimeout(() => {
+    if (!myTurn()) return;
     const msg = { type: "preview", action: label };
     if (hotseat()) msg.seat = S.seat;
     sock.send(msg);
@@ -471,6 +473,8 @@ function renderEnd() {
 }
 
 function renderAll() {
+  // Re-rendering replaces elements: give the focus back to the element with the same id.
+  const focused = document.activeElement && document.activeElement.id;
   $("status").textContent = statusText() + (S.error ? ` — ${t(S.lang, "error.prefix", { why: S.error })}` : "");
   renderHandover();
   renderBoard();
@@ -483,6 +487,7 @@ function renderAll() {
   document.body.dataset.version = String(S.version);
   document.body.dataset.phase = S.view?.phase ?? "";
   document.body.dataset.turn = myTurn() ? "mine" : "other";
+  if (focused && document.activeElement?.id !== focused) $(focused)?.focus();
 }
 
 // ------------------------------------------------------------------ replay
