@@ -108,8 +108,8 @@ def place_by_click(page: Page, rng: random.Random, prefer: set[str] | None = Non
     wanted = [x for x in labels if prefer and x in prefer]
     label = rng.choice(wanted or labels)
     before = state(page, "S.version")
-    page.locator(f"#board g.space[data-label='{label}']").click()
-    if page.locator("#confirm-yes").is_visible():
+    page.locator(f"#board g.space[data-label='{label}'] polygon.hex").click()
+    if state(page, "S.prefs.confirm"):
         page.locator("#confirm-yes").click()
     try:
         if until_mine:

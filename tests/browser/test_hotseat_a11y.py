@@ -92,6 +92,9 @@ def test_axe_and_keyboard_play(live_server: LiveServer, new_context: Any) -> Non
     game.keyboard.press("ArrowRight")
     cursor = state(game, "S.cursor")
     assert cursor in state(game, "S.view.legal_actions")
+    game.evaluate("""() => { window.heard = []; const live = document.getElementById('live');
+        new MutationObserver(() => window.heard.push(live.textContent))
+          .observe(live, {childList: true, characterData: true, subtree: true}); }""")
     game.keyboard.press("Enter")
     game.wait_for_selector("#confirm-yes")
     game.keyboard.press("Enter")
@@ -101,7 +104,8 @@ def test_axe_and_keyboard_play(live_server: LiveServer, new_context: Any) -> Non
         raise AssertionError(diagnose(game)) from exc
     placed = f"S.log.some(st => st.events.some(e => e.kind === 'place' && e.data.hex === '{cursor}'))"
     assert state(game, placed)
-    assert game.locator("#live").text_content()
+    # The placement is announced to screen readers (aria-live).
+    game.wait_for_function("(l) => window.heard.some((x) => x.includes(l))", arg=cursor)
     game.select_option("#lang", "de")
     game.wait_for_function("document.documentElement.lang === 'de'")
     assert serious(axe.run(game)) == []

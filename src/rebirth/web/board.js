@@ -171,9 +171,10 @@ export class BoardView {
       if (s.kind === "cathedral") seats = view.cathedral_pieces?.[s.kindIndex] || [];
       if (s.kind === "tower") seats = view.tower_visits?.[s.kindIndex] || [];
       seats.forEach((seat, k) => {
-        const cx = s.x - 12 + k * 8;
-        const cy = s.y + 14;
-        owners.append(sv("circle", { cx, cy, r: 4.5, fill: SEAT_COLOURS[seat], class: "owner" }),
+        // Inside the structure's own hex, so that they never cover a neighbouring space.
+        const cx = s.x - 10.5 + k * 7;
+        const cy = s.y + 11;
+        owners.append(sv("circle", { cx, cy, r: 3.8, fill: SEAT_COLOURS[seat], class: "owner" }),
           sv("text", { x: cx, y: cy + 2.3, class: "owner-letter" }, SEAT_LETTERS[seat]));
       });
       const title = s.el.querySelector("title");

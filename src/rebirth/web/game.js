@@ -579,8 +579,8 @@ async function init() {
   const sel = $("lang");
   sel.value = S.lang;
   sel.addEventListener("change", async () => {
-    S.lang = sel.value; setLang(S.lang); await loadCatalogs(S.lang); translateDom(S.lang);
-    buildBoard(); renderAll();
+    S.lang = sel.value; await loadCatalogs(S.lang); translateDom(S.lang);
+    buildBoard(); renderAll(); setLang(S.lang);
   });
   const pref = $("pref-confirm");
   pref.checked = S.prefs.confirm;

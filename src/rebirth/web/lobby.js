@@ -105,7 +105,8 @@ async function init() {
   const sel = document.getElementById("lang");
   sel.value = lang;
   sel.addEventListener("change", async () => {
-    lang = sel.value; setLang(lang); await loadCatalogs(lang); translateDom(lang); seatRows(); variantRows(); showMine();
+    lang = sel.value; await loadCatalogs(lang); translateDom(lang); seatRows(); variantRows(); showMine();
+    setLang(lang);
   });
   try { variants = (await api("/api/variants")).variants || []; } catch { variants = []; }
   document.getElementById("players").addEventListener("change", seatRows);
