@@ -141,3 +141,30 @@ def test_ireland_two_humans_with_extra_tile_and_double(seeded_server: LiveServer
     pages[0].wait_for_function("document.documentElement.lang === 'de'")
     assert "Protokoll" in pages[0].inner_text("#log-h")
     assert " legt " in pages[0].inner_text("#log")
+
+
+def test_reconnect_resyncs_by_version(live_server: LiveServer, new_context: Any) -> None:
+    """A dropped socket reconnects by itself (backoff with jitter) and gets exactly the steps it
+    missed: no step twice, none lost."""
+    res = new_game(live_server, {"board": "scotland", "players": 2, "lang": "en", "seats": [
+        {"kind": "human", "name": "Ailsa"}, {"kind": "human", "name": "Brodie"}]})
+    pages = [open_page(new_context(), live_server.url + s["url"]) for s in res["links"]["seats"]]
+    delays = pages[0].evaluate("""async () => { const { GameSocket } = await import('/static/net.js');
+        return [0, 1, 2, 3, 6, 12].map((n) => [n, GameSocket.backoff(n)]); }""")
+    for n, d in delays:
+        cap = min(30000, 500 * 2 ** n)
+        assert cap / 2 <= d <= cap
+    rng = random.Random(9)
+    for k in range(3):
+        pages[0].wait_for_function("window.rebirthState.view !== null")
+        mover = next(p for p in pages if p.evaluate("document.body.dataset.turn") == "mine")
+        other = pages[1 - pages.index(mover)]
+        other.evaluate("window.rebirthSocket.ws.close()")
+        label = place_by_click(mover, rng, until_mine=False)
+        target = state(mover, "S.version")
+        other.wait_for_function("(v) => window.rebirthState.version === v", arg=target)
+        assert other.locator("#conn").inner_text() == "Online"
+        assert other.evaluate("window.rebirthSocket.reconnects") == 1 + k // 2
+        versions = state(other, "S.log.map((s) => s.version)")
+        assert versions == sorted(set(versions)), "a step arrived twice"
+        assert state(other, f"S.log.some(st => st.events.some(e => e.data && e.data.hex === '{label}'))")

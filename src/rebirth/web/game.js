@@ -261,8 +261,8 @@ function renderHand() {
   p.replaceChildren();
   if (S.preview && myTurn()) {
     p.append(h("h3", {}, `${t(S.lang, "preview.title")} (${S.preview.action})`),
-      h("p", { class: "points" }, S.preview.points ? t(S.lang, "preview.points", { points: S.preview.points })
-        : t(S.lang, "preview.none")),
+      h("p", { class: "points" }, S.preview.points ? t(S.lang, S.preview.points === 1 ? "preview.point" : "preview.points",
+        { points: S.preview.points }) : t(S.lang, "preview.none")),
       h("ul", {}, ...(S.preview.events || []).filter((e) => e.kind !== "place").map((e) =>
         h("li", {}, eventText(e), " ", h("span", { class: "rule" }, e.rule),
           e.points ? h("span", { class: "pts" }, ` +${e.points}`) : ""))));
@@ -602,6 +602,7 @@ async function init() {
   $("board").addEventListener("keydown", onBoardKey);
   $("board").addEventListener("pointerleave", () => { S.hover = null; renderBoard(); });
   sock = new GameSocket(S.gameId, token, { onMessage, onStatus: connStatus, getVersion: () => (S.view ? S.version : -1) });
+  window.rebirthSocket = sock; // the tests close it to check reconnect and resync
   sock.connect();
   renderAll();
   document.body.dataset.ready = "1";

@@ -9,6 +9,7 @@ export class GameSocket {
     this.onStatus = onStatus;
     this.getVersion = getVersion;
     this.attempt = 0;
+    this.reconnects = 0;
     this.ws = null;
     this.closed = false;
     this.timer = null;
@@ -43,7 +44,7 @@ export class GameSocket {
       if (this.closed) return;
       const wait = GameSocket.backoff(this.attempt++);
       this.onStatus("retry", wait);
-      this.timer = setTimeout(() => this.connect(), wait);
+      this.timer = setTimeout(() => { this.reconnects += 1; this.connect(); }, wait);
     });
   }
 
