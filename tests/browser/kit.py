@@ -36,7 +36,7 @@ class LiveServer:
     def __init__(self, db: Path, seed: int | None = None) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        settings = Settings(database_url=sqlite_url(db), bot_delay=0.0)
+        settings = Settings(database_url=sqlite_url(db), bot_delay=0.0, offline_grace=0.5)
         # A fixed seed makes a scripted game reproducible; None deals from secret seeds.
         app = create_app(settings, seed_factory=None if seed is None else (lambda: seed))
         config = uvicorn.Config(app, host="127.0.0.1", port=self.port,
@@ -117,7 +117,8 @@ def place_by_click(page: Page, rng: random.Random, prefer: set[str] | None = Non
         else:
             page.wait_for_function("(v) => window.rebirthState.version > v", arg=before)
     except Exception as exc:
-        raise AssertionError(f"placing on {label} at version {before} got no answer: " + diagnose(page)) from exc
+        why = diagnose(page)
+        raise AssertionError(f"placing on {label} at version {before} got no answer: {why}") from exc
     return label
 
 

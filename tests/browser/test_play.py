@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from playwright.sync_api import Page
 
-from browser.kit import LiveServer, new_game, open_page, place_by_click, save_png, state, token_of
+from browser.kit import LiveServer, diagnose, new_game, open_page, place_by_click, save_png, state, token_of
 
 
 def replay_json(record: dict[str, Any], tmp: Path) -> dict[str, Any]:
@@ -111,10 +112,7 @@ def test_ireland_two_humans_with_extra_tile_and_double(seeded_server: LiveServer
     while not (seen_extra and seen_mark and turns >= 6):
         turns += 1
         assert turns < 70, f"no extra tile ({seen_extra}) or ×2 decision ({seen_mark}) came up"
-        who = next((p for p in pages if p.evaluate("document.body.dataset.turn") == "mine"), None)
-        if who is None:
-            pages[0].wait_for_timeout(100)
-            continue
+        who = whose_turn(pages)
         phase = state(who, "S.view.phase")
         if phase == "mark":
             assert "×2" in who.inner_text("#prompt")
@@ -143,6 +141,16 @@ def test_ireland_two_humans_with_extra_tile_and_double(seeded_server: LiveServer
     assert " legt " in pages[0].inner_text("#log")
 
 
+def whose_turn(pages: list[Page]) -> Page:
+    """The page whose turn it is (waiting up to 20 s for one)."""
+    for _ in range(200):
+        for p in pages:
+            if p.evaluate("document.body.dataset.turn") == "mine":
+                return p
+        pages[0].wait_for_timeout(100)
+    raise AssertionError("nobody's turn: " + "; ".join(diagnose(p) for p in pages))
+
+
 def test_reconnect_resyncs_by_version(live_server: LiveServer, new_context: Any) -> None:
     """A dropped socket reconnects by itself (backoff with jitter) and gets exactly the steps it
     missed: no step twice, none lost."""
@@ -156,8 +164,7 @@ def test_reconnect_resyncs_by_version(live_server: LiveServer, new_context: Any)
         assert cap / 2 <= d <= cap
     rng = random.Random(9)
     for k in range(3):
-        pages[0].wait_for_function("window.rebirthState.view !== null")
-        mover = next(p for p in pages if p.evaluate("document.body.dataset.turn") == "mine")
+        mover = whose_turn(pages)
         other = pages[1 - pages.index(mover)]
         other.evaluate("window.rebirthSocket.ws.close()")
         label = place_by_click(mover, rng, until_mine=False)
@@ -168,3 +175,26 @@ def test_reconnect_resyncs_by_version(live_server: LiveServer, new_context: Any)
         versions = state(other, "S.log.map((s) => s.version)")
         assert versions == sorted(set(versions)), "a step arrived twice"
         assert state(other, f"S.log.some(st => st.events.some(e => e.data && e.data.hex === '{label}'))")
+
+
+@pytest.mark.xfail(strict=True, reason="server (h7 WIP): play.py sets conn.closed before hub.leave(), "
+                   "so leave() sees no change and never broadcasts the seat going offline")
+def test_leaver_handed_to_a_bot(live_server: LiveServer, new_context: Any) -> None:
+    """When a player leaves, the other hands the seat to a bot and the game goes on."""
+    res = new_game(live_server, {"board": "scotland", "players": 2, "lang": "en", "seats": [
+        {"kind": "human", "name": "Ailsa"}, {"kind": "human", "name": "Brodie"}]})
+    ctx_b = new_context()
+    a = open_page(new_context(), live_server.url + res["links"]["seats"][0]["url"])
+    b = open_page(ctx_b, live_server.url + res["links"]["seats"][1]["url"])
+    a.wait_for_function("window.rebirthState.online[1] === true")
+    b.close(run_before_unload=True)
+    a.wait_for_function("window.rebirthState.online[1] === false", timeout=5000)
+    button = a.locator("button.tobot[data-seat='1']")
+    a.wait_for_timeout(600)  # the server's grace time in these tests: 0.5 s
+    button.click()
+    a.wait_for_function("window.rebirthState.kinds[1] !== 'human'")
+    rng = random.Random(4)
+    for _ in range(3):
+        a.wait_for_function("document.body.dataset.turn === 'mine'")
+        place_by_click(a, rng)
+    assert state(a, "S.view.placed[1]") >= 2

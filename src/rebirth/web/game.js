@@ -293,8 +293,27 @@ function renderPlayers() {
         ireland ? [h("dt", {}, t(S.lang, "panel.towers")), h("dd", {}, towers)]
           : [h("dt", {}, t(S.lang, "panel.cathedrals")), h("dd", {}, cath)],
         h("dt", {}, t(S.lang, "panel.missions")), h("dd", {}, v.mission_counts[i])),
-      last ? h("span", { class: "small" }, t(S.lang, "panel.last", { hex: last })) : ""));
+      last ? h("span", { class: "small" }, t(S.lang, "panel.last", { hex: last })) : "",
+      canHandToBot(i) ? h("button", { type: "button", class: "tobot", "data-seat": i, onclick: () => handToBot(i) },
+        t(S.lang, "panel.tobot", { name: S.names[i] })) : ""));
   }
+}
+
+/** A leaver's seat may be handed to a bot by another player (the server checks the grace time). */
+function canHandToBot(i) {
+  return S.role === "seat" && i !== S.seat && S.kinds[i] === "human" && !S.online[i] && S.view?.phase !== "end";
+}
+
+async function handToBot(i) {
+  try {
+    const res = await api(`/api/games/${encodeURIComponent(S.gameId)}/seats/${i}/bot`, { method: "POST", token });
+    S.kinds = res.kinds || S.kinds;
+    S.online = res.online || S.online;
+    S.error = "";
+  } catch (e) {
+    S.error = e.data?.error?.message?.[S.lang] || e.message;
+  }
+  renderAll();
 }
 
 function cardOf(id) {
@@ -602,6 +621,8 @@ async function init() {
   $("board").addEventListener("keydown", onBoardKey);
   $("board").addEventListener("pointerleave", () => { S.hover = null; renderBoard(); });
   sock = new GameSocket(S.gameId, token, { onMessage, onStatus: connStatus, getVersion: () => (S.view ? S.version : -1) });
+  // Leaving the page says goodbye at once, so the others see the seat go offline.
+  window.addEventListener("pagehide", () => sock.close());
   window.rebirthSocket = sock; // the tests close it to check reconnect and resync
   sock.connect();
   renderAll();
