@@ -486,8 +486,9 @@ function renderEnd() {
       ...Array.from({ length: n }, (_, q) => h("td", { class: "final-score", "data-seat": q }, v.scores[q])))));
   el.append(h("h2", { id: "end-h" }, t(S.lang, "end.title")),
     h("p", { class: "winner" }, t(S.lang, v.winners.length > 1 ? "end.shared" : "end.winner", { names: winners })),
-    h("p", { class: "tiebreak" }, tiebreakText(v)), table,
-    h("h3", { id: "chart-h" }, t(S.lang, "chart.title")), chart(scoreSeries(n), n),
+    tiebreakText(v) ? h("p", { class: "tiebreak" }, tiebreakText(v)) : "",
+    h("div", { class: "end-grid" }, h("div", {}, table),
+      h("div", { class: "end-chart" }, h("h3", { id: "chart-h" }, t(S.lang, "chart.title")), chart(scoreSeries(n), n))),
     h("p", {}, h("button", { type: "button", id: "replay-open", class: "primary", onclick: openReplay }, t(S.lang, "replay.open"))));
 }
 

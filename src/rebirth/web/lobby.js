@@ -75,8 +75,13 @@ function showMine() {
   for (const g of list) {
     const forget = h("button", { type: "button" }, t(lang, "lobby.forget"));
     forget.addEventListener("click", () => { forgetGame(g.game); showMine(); });
+    const status = h("span", { class: "small" });
     ul.append(h("li", {}, h("a", { href: g.url }, `${t(lang, `board.${g.board}`)} · ${g.label} · ${new Date(g.when).toLocaleString(lang)}`),
-      " ", forget));
+      " ", status, " ", forget));
+    // The server keeps no list of a browser's games: ask for each one's public summary.
+    api(`/api/games/${encodeURIComponent(g.game)}`).then((s) => {
+      status.textContent = t(lang, s.status === "over" ? "lobby.over" : "lobby.playing");
+    }).catch(() => { status.textContent = t(lang, "lobby.gone"); });
   }
 }
 
