@@ -229,7 +229,10 @@ function statusText() {
     if (v.phase === "mark") return t(S.lang, "status.mark.you");
     return t(S.lang, "status.you");
   }
-  if (v.phase === "extra") return t(S.lang, "status.extra", { name });
+  const watching = S.role === "spectator" || S.role === "admin" ? ` — ${t(S.lang, "spectator")}` : "";
+  if (v.phase === "extra") return t(S.lang, "status.extra", { name }) + watching;
+  if (v.phase === "mark") return t(S.lang, "status.mark", { name }) + watching;
+  if (watching) return t(S.lang, "status.places", { name }) + watching;
   if (v.phase === "mark") return t(S.lang, "status.mark", { name });
   return t(S.lang, "status.places", { name });
 }
