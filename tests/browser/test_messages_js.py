@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from browser.kit import LiveServer, open_page
 
+from browser.kit import LiveServer, open_page
 from rebirth.engine.game import Game
 from rebirth.engine.messages import render_message
 from rebirth.match import Match
