@@ -71,6 +71,9 @@ def test_scotland_human_against_two_bots_to_the_end(live_server: LiveServer, new
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
     assert page.locator("#replay").get_attribute("data-step") == "2"
+    # Each step names its action from the complete record, e.g. "Brodie: C11".
+    action = page.locator("#replay .replay-action").inner_text()
+    assert action.split(": ")[1] in {a["action"] for a in record["actions"]}
     assert page.locator("#replay-board .tile-hex").count() >= 1
     page.keyboard.press("End")
     final_tiles = page.locator("#replay-board .tile-hex").count()

@@ -576,7 +576,10 @@ function stepReplay(d) {
   const last = new Map();
   for (const e of f.step?.events || []) if (e.kind === "place") last.set(e.seat, e.data.hex);
   r.board.update(view, { names: S.names, last });
-  el.querySelector(".replay-lines").replaceChildren(...f.lines.map((l) => h("li", {}, l)));
+  // The complete record names each step's action: step version v is the record's action v.
+  const act = f.step && r.record?.actions?.[f.step.version - 1];
+  const head = act ? [h("li", { class: "replay-action" }, `${S.names[act.seat] ?? "—"}: ${act.action}`)] : [];
+  el.querySelector(".replay-lines").replaceChildren(...head, ...f.lines.map((l) => h("li", {}, l)));
   el.dataset.step = String(r.i);
 }
 
