@@ -201,3 +201,34 @@ def test_leaver_handed_to_a_bot(live_server: LiveServer, new_context: Any) -> No
         a.wait_for_function("document.body.dataset.turn === 'mine'")
         place_by_click(a, rng)
     assert state(a, "S.view.placed[1]") >= 2
+
+
+def test_admin_revokes_a_link_and_pan_zoom(live_server: LiveServer, new_context: Any) -> None:
+    """The creator's admin link replaces a seat's link: the old page is refused at once, the new
+    link plays. Dragging pans and the wheel zooms the board only, and a drag never places."""
+    res = new_game(live_server, {"board": "scotland", "players": 2, "lang": "en", "seats": [
+        {"kind": "human", "name": "Ailsa"}, {"kind": "easy", "name": "Bot"}]})
+    old = open_page(new_context(), live_server.url + res["links"]["seats"][0]["url"])
+    old.wait_for_function("document.body.dataset.turn === 'mine'")
+    box0 = old.evaluate("document.getElementById('board').getAttribute('viewBox')")
+    b = old.locator("#board").bounding_box()
+    assert b is not None
+    old.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2)
+    old.mouse.wheel(0, -300)
+    zoomed = old.evaluate("document.getElementById('board').getAttribute('viewBox')")
+    assert zoomed != box0
+    old.mouse.down()
+    old.mouse.move(b["x"] + b["width"] / 2 + 80, b["y"] + b["height"] / 2 + 40, steps=5)
+    old.mouse.up()
+    assert old.evaluate("document.getElementById('board').getAttribute('viewBox')") != zoomed
+    assert old.evaluate("window.scrollY") == 0
+    assert state(old, "S.selected") is None and state(old, "S.sent") is False
+    admin = open_page(new_context(), live_server.url + res["links"]["admin"])
+    admin.locator("button.revoke[data-seat='0']").click()
+    admin.wait_for_function("Object.keys(window.rebirthState.newLinks).length === 1")
+    new_url = admin.locator(".revoke-box .url").input_value()
+    assert new_url != live_server.url + res["links"]["seats"][0]["url"]
+    old.wait_for_function("window.rebirthState.error !== ''")
+    fresh = open_page(new_context(), new_url)
+    fresh.wait_for_function("document.body.dataset.turn === 'mine'")
+    place_by_click(fresh, random.Random(1))

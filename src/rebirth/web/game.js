@@ -19,6 +19,7 @@ const S = {
   log: [],             // steps {version, seat, events} as sent for `seat`
   names: [], kinds: [], online: [],
   next: null,          // hot-seat: who plays next while everything private is hidden
+  newLinks: {},        // admin: links made by revoking, shown once to be passed on
   sent: false,         // an action is on its way: no second one until the server answers
   selected: null, cursor: null, hover: null, preview: null,
   prefs: { confirm: localStorage.getItem("rebirth.confirm") !== "off" },
@@ -297,9 +298,25 @@ function renderPlayers() {
           : [h("dt", {}, t(S.lang, "panel.cathedrals")), h("dd", {}, cath)],
         h("dt", {}, t(S.lang, "panel.missions")), h("dd", {}, v.mission_counts[i])),
       last ? h("span", { class: "small" }, t(S.lang, "panel.last", { hex: last })) : "",
+      S.role === "admin" && S.kinds[i] === "human" ? revokeBox(i) : "",
       canHandToBot(i) ? h("button", { type: "button", class: "tobot", "data-seat": i, onclick: () => handToBot(i) },
         t(S.lang, "panel.tobot", { name: S.names[i] })) : ""));
   }
+}
+
+/** The creator (admin link) replaces a seat's link: the old one stops working at once. */
+function revokeBox(i) {
+  const out = h("input", { class: "url", readonly: true, "aria-label": t(S.lang, "admin.newlink", { name: S.names[i] }),
+    value: S.newLinks[i] || "", hidden: !S.newLinks[i] });
+  const btn = h("button", { type: "button", class: "revoke", "data-seat": i, onclick: async () => {
+    try {
+      const res = await api(`/api/games/${encodeURIComponent(S.gameId)}/seats/${i}/revoke`, { method: "POST", token });
+      S.newLinks[i] = new URL(res.url, location.origin).href;
+      S.error = "";
+    } catch (e) { S.error = e.data?.error?.message?.[S.lang] || e.message; }
+    renderAll();
+  } }, t(S.lang, "admin.revoke"));
+  return h("div", { class: "revoke-box" }, btn, " ", out);
 }
 
 /** A leaver's seat may be handed to a bot by another player (the server checks the grace time). */
