@@ -1,0 +1,117 @@
+// Shared helpers of the lobby and the game page: language, catalogs, REST, local storage.
+// The page never computes a rule; it renders what the server sends.
+
+export const SEAT_COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#CC79A7"]; // Okabe–Ito
+export const SEAT_LETTERS = ["A", "B", "C", "D"];
+export const NEUTRAL_COLOUR = "#777777";
+
+const catalogs = { events: {}, page: {} };
+
+/** The page language: ?lang=, then the stored choice, then the browser's. */
+export function pickLang() {
+  const q = new URLSearchParams(location.search).get("lang");
+  const stored = localStorage.getItem("rebirth.lang");
+  const nav = (navigator.language || "en").slice(0, 2);
+  for (const l of [q, stored, nav]) if (l === "en" || l === "de") return l;
+  return "en";
+}
+
+export function setLang(lang) {
+  localStorage.setItem("rebirth.lang", lang);
+  document.documentElement.lang = lang;
+}
+
+/** Load the event catalog and the page strings of `lang` (and English as the fallback). */
+export async function loadCatalogs(lang) {
+  for (const l of new Set(["en", lang])) {
+    if (catalogs.events[l]) continue;
+    const r = await fetch(`/api/i18n/${l}`);
+    const body = await r.json();
+    catalogs.events[l] = body.events || {};
+    catalogs.page[l] = body.page || (await (await fetch(`/static/i18n/${l}.json`)).json());
+  }
+}
+
+function fill(tpl, args, fn) {
+  return tpl.replace(/\{\{|\}\}|\{([a-z_]+)\}/g, (m, name) =>
+    m === "{{" ? "{" : m === "}}" ? "}" : fn(args[name]));
+}
+
+/** An engine message (docs/messages.md): key + args, names of the seats. */
+export function render(key, args, lang, names) {
+  const tpl = (catalogs.events[lang] || {})[key] ?? catalogs.events.en[key] ?? key;
+  return fill(tpl, args || {}, (v) => value(v, lang, names));
+}
+
+function value(v, lang, names) {
+  if (v === undefined || v === null) return "";
+  if (typeof v === "number" || typeof v === "string") return String(v);
+  if ("seat" in v) return names[v.seat] ?? `#${v.seat + 1}`;
+  if ("msg" in v) return render(v.msg, v.args ?? {}, lang, names);
+  return v[lang] ?? v.en;
+}
+
+/** A page string. */
+export function t(lang, key, args = {}) {
+  const tpl = (catalogs.page[lang] || {})[key] ?? (catalogs.page.en || {})[key] ?? key;
+  return fill(tpl, args, (v) => (v === undefined ? "" : String(v)));
+}
+
+/** `{en, de}` text in the language. */
+export function txt(v, lang) {
+  if (!v) return "";
+  return typeof v === "string" ? v : v[lang] ?? v.en;
+}
+
+/** Fill every `[data-t]` element with its page string. */
+export function translateDom(lang, root = document) {
+  for (const el of root.querySelectorAll("[data-t]")) el.textContent = t(lang, el.dataset.t);
+  for (const el of root.querySelectorAll("[data-t-label]")) el.setAttribute("aria-label", t(lang, el.dataset.tLabel));
+}
+
+export async function api(path, { method = "GET", body, token } = {}) {
+  const headers = {};
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+    referrerPolicy: "no-referrer" });
+  const data = await r.json().catch(() => ({}));
+  if (!r.ok) {
+    const err = new Error(data?.error?.message?.en || `HTTP ${r.status}`);
+    err.data = data;
+    throw err;
+  }
+  return data;
+}
+
+// Games this browser takes part in. Tokens stay in this browser's storage, never on a server list.
+const MINE = "rebirth.games";
+
+export function myGames() {
+  try { return JSON.parse(localStorage.getItem(MINE) || "[]"); } catch { return []; }
+}
+
+export function rememberGame(entry) {
+  const list = myGames().filter((g) => !(g.game === entry.game && g.url === entry.url));
+  list.unshift({ ...entry, when: Date.now() });
+  localStorage.setItem(MINE, JSON.stringify(list.slice(0, 50)));
+}
+
+export function forgetGame(game) {
+  localStorage.setItem(MINE, JSON.stringify(myGames().filter((g) => g.game !== game)));
+}
+
+/** Create an element: h("div", {class: "x"}, child, "text"). */
+export function h(tag, attrs = {}, ...children) {
+  const el = attrs.svg ? document.createElementNS("http://www.w3.org/2000/svg", tag) : document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "svg" || v === undefined || v === null || v === false) continue;
+    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}

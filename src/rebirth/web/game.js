@@ -1,0 +1,663 @@
+// The game page: renders what the server sends for this seat (docs/protocol.md).
+import { BoardView, MapModel } from "./board.js";
+import { SEAT_COLOURS, SEAT_LETTERS, api, h, loadCatalogs, pickLang, rememberGame, render, setLang, t,
+  translateDom, txt } from "./common.js";
+import { GameSocket } from "./net.js";
+
+const $ = (id) => document.getElementById(id);
+const sv = (tag, attrs = {}, ...kids) => h(tag, { ...attrs, svg: true }, ...kids);
+
+/** Everything the page holds. Exposed as `window.rebirthState` so tests can check what is in memory. */
+const S = {
+  gameId: decodeURIComponent(location.pathname.split("/").pop() || ""),
+  lang: pickLang(),
+  role: null,
+  seat: null,          // the seat whose view is shown (null: spectator, or hot-seat between players)
+  seats: [],           // hot-seat: the seats this device controls
+  version: -1,
+  view: null,
+  log: [],             // steps {version, seat, events} as sent for `seat`
+  names: [], kinds: [], online: [],
+  next: null,          // hot-seat: who plays next while everything private is hidden
+  newLinks: {},        // admin: links made by revoking, shown once to be passed on
+  sent: false,         // an action is on its way: no second one until the server answers
+  selected: null, cursor: null, hover: null, preview: null,
+  prefs: { confirm: localStorage.getItem("rebirth.confirm") !== "off" },
+  boardData: null, model: null, error: "",
+};
+window.rebirthState = S;
+// The token lives only in this closure and the socket: never in the shared state or a URL sent out.
+const token = new URLSearchParams(location.hash.slice(1)).get("t");
+let board = null;
+let sock = null;
+let previewTimer = null;
+
+const hotseat = () => S.seats.length > 0;
+const myTurn = () => !S.sent && S.view && S.seat !== null && S.view.current_player === S.seat && S.view.phase !== "end";
+const legal = () => (myTurn() ? S.view.legal_actions : []);
+const placeable = () => new Set(legal().filter((a) => !a.startsWith("mark ")));
+
+function announce(text, assertive = false) {
+  const el = $(assertive ? "alert" : "live");
+  el.textContent = "";
+  setTimeout(() => { el.textContent = text; }, 20);
+}
+
+// ------------------------------------------------------------------ messages
+
+function onMessage(msg) {
+  if (msg.type === "sync") {
+    // A sync replaces everything (docs/protocol.md). Only a reconnect of the same seat keeps
+    // the log it had, since the server then sends just the steps after our version.
+    const resume = msg.seat === S.seat && S.view !== null && S.role === msg.role;
+    const kept = resume ? S.log : [];
+    dropPrivate();
+    S.sent = false; S.error = "";
+    S.role = msg.role ?? null;
+    S.seats = msg.role === "table" ? msg.seats || [] : [];
+    S.names = msg.names || S.names;
+    S.kinds = msg.kinds || S.kinds;
+    S.online = msg.online || S.online;
+    S.seat = msg.seat ?? null;
+    S.log = kept;
+    appendSteps(msg.events || []);
+    S.version = msg.version;
+    S.view = msg.view;
+    S.next = S.view?.current_player ?? null;
+  } else if (msg.type === "update") {
+    S.sent = false; S.error = "";
+    S.version = msg.version;
+    S.online = msg.online || S.online;
+    S.view = msg.view;
+    S.next = S.view?.current_player ?? null;
+    const fresh = appendSteps(msg.events || []);
+    announceSteps(fresh);
+    // Hot-seat: the server follows with a seat-less sync; drop the private view at once anyway.
+    if (hotseat() && S.seat !== null && S.view && S.view.phase !== "end" && S.view.current_player !== S.seat) {
+      handOver();
+    }
+    S.selected = null; S.preview = null;
+  } else if (msg.type === "preview") {
+    if (msg.action === S.hover || msg.action === S.selected || msg.action === S.cursor) S.preview = msg;
+  } else if (msg.type === "presence") {
+    S.online = msg.online;
+  } else if (msg.type === "error") {
+    S.sent = false;
+    S.error = msg.message?.[S.lang] || msg.message?.en || msg.code;
+    announce(t(S.lang, "error.prefix", { why: S.error }), true);
+    if (msg.code === "bad_token" || msg.code === "revoked" || msg.code === "unknown_game") sock?.close();
+  }
+  renderAll();
+}
+
+function appendSteps(steps) {
+  const last = S.log.length ? S.log[S.log.length - 1].version : -1;
+  const fresh = steps.filter((s) => s.version > last);
+  S.log.push(...fresh);
+  return fresh;
+}
+
+/** Hot-seat: forget the seat that just played before anyone else sees the screen. */
+function handOver() {
+  const next = S.view.current_player;
+  dropPrivate();
+  S.seat = null;
+  S.next = next;
+}
+
+function dropPrivate() {
+  S.view = null; S.log = []; S.preview = null; S.selected = null; S.cursor = null; S.hover = null;
+  for (const id of ["hand", "missions", "preview", "confirm", "log", "public", "players"]) $(id).replaceChildren();
+}
+
+function claim(seat) {
+  sock.send({ type: "claim", seat });
+}
+
+function announceSteps(steps) {
+  const lines = [];
+  for (const st of steps) for (const e of st.events) if (e.kind === "place" || e.points) lines.push(eventText(e));
+  if (lines.length) announce(lines.join(" "));
+}
+
+function eventText(e) {
+  let s = render(e.key, e.args, S.lang, S.names);
+  if (e.private_key) s += ` ${render(e.private_key, e.private_args, S.lang, S.names)}`;
+  return s;
+}
+
+// ------------------------------------------------------------------ acting
+
+function act(action) {
+  if (!myTurn()) return;
+  clearTimeout(previewTimer);
+  const msg = { type: "act", action, version: S.version };
+  if (hotseat()) msg.seat = S.seat;
+  S.error = "";
+  // Until the server answers, the page offers no further action or preview for this turn.
+  if (sock.send(msg)) S.sent = true;
+  S.selected = null; S.hover = null; S.preview = null;
+  renderAll();
+}
+
+function askPreview(label) {
+  clearTimeout(previewTimer);
+  previewTimer = setTimeout(() => {
+    if (!myTurn()) return;
+    const msg = { type: "preview", action: label };
+    if (hotseat()) msg.seat = S.seat;
+    sock.send(msg);
+  }, 80);
+}
+
+function hoverSpace(label) {
+  if (!placeable().has(label)) return;
+  S.hover = label;
+  askPreview(label);
+  renderBoard();
+}
+
+function pickSpace(label) {
+  if (!placeable().has(label)) return;
+  if (S.prefs.confirm) {
+    S.selected = label; S.cursor = label;
+    askPreview(label);
+    renderAll();
+    $("confirm-yes")?.focus();
+  } else act(label);
+}
+
+function moveCursor(dx, dy) {
+  const spaces = [...placeable()];
+  if (!spaces.length) return;
+  const cur = S.cursor && board.centre(S.cursor);
+  if (!cur) { S.cursor = spaces[0]; } else {
+    let best = null; let bestScore = Infinity;
+    for (const l of spaces) {
+      if (l === S.cursor) continue;
+      const [x, y] = board.centre(l);
+      const vx = x - cur[0]; const vy = y - cur[1];
+      const along = vx * dx + vy * dy;
+      if (along <= 0) continue;
+      const across = Math.abs(vx * dy - vy * dx);
+      const score = along + across * 2;
+      if (score < bestScore) { bestScore = score; best = l; }
+    }
+    if (best) S.cursor = best;
+  }
+  S.hover = S.cursor;
+  askPreview(S.cursor);
+  announce(S.cursor);
+  renderBoard();
+}
+
+function onBoardKey(e) {
+  const dirs = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+  if (dirs[e.key]) { e.preventDefault(); moveCursor(...dirs[e.key]); } else if (e.key === "Enter" || e.key === " ") {
+    e.preventDefault();
+    if (S.selected && S.selected === S.cursor) act(S.selected);
+    else if (S.cursor) pickSpace(S.cursor);
+  } else if (e.key === "Escape") { S.selected = null; renderAll(); } else if (e.key === "+") board.zoom(1.25);
+  else if (e.key === "-") board.zoom(0.8);
+}
+
+// ------------------------------------------------------------------ rendering
+
+function lastPlacements() {
+  const last = new Map();
+  for (const st of S.log) for (const e of st.events) if (e.kind === "place" && e.seat !== null) last.set(e.seat, e.data.hex);
+  return last;
+}
+
+function renderBoard() {
+  if (!board) return;
+  const v = S.view;
+  if (!v) { board.update({ spaces: S.model.spaces.map(() => [-1, null]) }, {}); return; }
+  const ghostLabel = S.selected || S.hover;
+  const code = v.phase === "extra" ? v.extra_tile : v.hand;
+  board.update(v, { legal: placeable(), last: lastPlacements(), cursor: S.cursor, names: S.names,
+    ghost: myTurn() && ghostLabel && code ? { label: ghostLabel, seat: S.seat, code } : null });
+}
+
+function statusText() {
+  const v = S.view;
+  if (!v) return S.next !== null ? t(S.lang, "status.waiting", { name: S.names[S.next] }) : t(S.lang, "game.loading");
+  if (v.phase === "end") return t(S.lang, "status.over");
+  const p = v.current_player;
+  const name = S.names[p];
+  if (p === S.seat) {
+    if (v.phase === "extra") return t(S.lang, "status.extra.you", { tile: t(S.lang, `tile.${v.extra_tile}`) });
+    if (v.phase === "mark") return t(S.lang, "status.mark.you");
+    return t(S.lang, "status.you");
+  }
+  const watching = S.role === "spectator" || S.role === "admin" ? ` — ${t(S.lang, "spectator")}` : "";
+  if (v.phase === "extra") return t(S.lang, "status.extra", { name }) + watching;
+  if (v.phase === "mark") return t(S.lang, "status.mark", { name }) + watching;
+  if (watching) return t(S.lang, "status.places", { name }) + watching;
+  if (v.phase === "mark") return t(S.lang, "status.mark", { name });
+  return t(S.lang, "status.places", { name });
+}
+
+function tileBadge(code, seat) {
+  return h("span", { class: "tile-badge", style: `--c:${SEAT_COLOURS[seat] ?? "#999"}` },
+    h("b", {}, SEAT_LETTERS[seat] ?? ""), " ", code, " · ", t(S.lang, `tile.${code}`));
+}
+
+function renderHand() {
+  const el = $("hand");
+  el.replaceChildren();
+  const v = S.view;
+  $("hand-sec").hidden = S.seat === null;
+  if (!v || S.seat === null) return;
+  const code = v.phase === "extra" && v.current_player === S.seat ? v.extra_tile : v.hand;
+  el.append(code ? tileBadge(code, S.seat) : h("p", {}, t(S.lang, "hand.none")));
+  if (v.set_aside?.length) el.append(h("p", { class: "small" }, t(S.lang, "hand.setaside", { tiles: v.set_aside.join(" ") })));
+  const c = $("confirm");
+  c.replaceChildren();
+  c.hidden = !(S.selected && myTurn());
+  if (!c.hidden) {
+    c.append(h("button", { type: "button", id: "confirm-yes", class: "primary", onclick: () => act(S.selected) },
+      t(S.lang, "confirm.place", { tile: code, hex: S.selected })),
+    " ", h("button", { type: "button", id: "confirm-no", onclick: () => { S.selected = null; renderAll(); } },
+      t(S.lang, "confirm.cancel")));
+  }
+  const p = $("preview");
+  p.replaceChildren();
+  if (S.preview && myTurn()) {
+    p.append(h("h3", {}, `${t(S.lang, "preview.title")} (${S.preview.action})`),
+      h("p", { class: "points" }, S.preview.points ? t(S.lang, S.preview.points === 1 ? "preview.point" : "preview.points",
+        { points: S.preview.points }) : t(S.lang, "preview.none")),
+      h("ul", {}, ...(S.preview.events || []).filter((e) => e.kind !== "place").map((e) =>
+        h("li", {}, eventText(e), " ", h("span", { class: "rule" }, e.rule),
+          e.points ? h("span", { class: "pts" }, ` +${e.points}`) : ""))));
+  }
+}
+
+function renderPlayers() {
+  const ul = $("players");
+  ul.replaceChildren();
+  const v = S.view;
+  if (!v) return;
+  const ireland = v.rules === "ireland";
+  for (let i = 0; i < v.players; i++) {
+    const castles = (v.castle_holders || []).filter((x) => x === i).length;
+    const cath = (v.cathedral_pieces || []).filter((x) => x.includes(i)).length;
+    const towers = (v.tower_visits || []).filter((x) => x.includes(i)).length;
+    const online = !!S.online[i];
+    const last = lastPlacements().get(i);
+    ul.append(h("li", { class: `player${v.current_player === i && v.phase !== "end" ? " current" : ""}`, "data-seat": i },
+      h("span", { class: "swatch", style: `background:${SEAT_COLOURS[i]}` }, SEAT_LETTERS[i]),
+      h("span", { class: "pname" }, S.names[i], i === S.seat ? ` (${t(S.lang, "you")})` : "",
+        h("span", { class: `dot ${online ? "on" : "off"}`, title: t(S.lang, online ? "game.online" : "game.offline") },
+          h("span", { class: "sr-only" }, t(S.lang, online ? "game.online" : "game.offline")))),
+      h("dl", {},
+        h("dt", {}, t(S.lang, "panel.score")), h("dd", { class: "score" }, v.scores[i]),
+        h("dt", {}, t(S.lang, "panel.tiles")), h("dd", {}, (v.supply_counts[i] || 0) + (v.hand_counts[i] || 0)),
+        h("dt", {}, t(S.lang, "panel.castles")), h("dd", {}, castles),
+        ireland ? [h("dt", {}, t(S.lang, "panel.towers")), h("dd", {}, towers)]
+          : [h("dt", {}, t(S.lang, "panel.cathedrals")), h("dd", {}, cath)],
+        h("dt", {}, t(S.lang, "panel.missions")), h("dd", {}, v.mission_counts[i])),
+      last ? h("span", { class: "small" }, t(S.lang, "panel.last", { hex: last })) : "",
+      S.role === "admin" && S.kinds[i] === "human" ? revokeBox(i) : "",
+      canHandToBot(i) ? h("button", { type: "button", class: "tobot", "data-seat": i, onclick: () => handToBot(i) },
+        t(S.lang, "panel.tobot", { name: S.names[i] })) : ""));
+  }
+}
+
+/** The creator (admin link) replaces a seat's link: the old one stops working at once. */
+function revokeBox(i) {
+  const out = h("input", { class: "url", readonly: true, "aria-label": t(S.lang, "admin.newlink", { name: S.names[i] }),
+    value: S.newLinks[i] || "", hidden: !S.newLinks[i] });
+  const btn = h("button", { type: "button", class: "revoke", "data-seat": i, onclick: async () => {
+    try {
+      const res = await api(`/api/games/${encodeURIComponent(S.gameId)}/seats/${i}/revoke`, { method: "POST", token });
+      S.newLinks[i] = new URL(res.url, location.origin).href;
+      S.error = "";
+    } catch (e) { S.error = e.data?.error?.message?.[S.lang] || e.message; }
+    renderAll();
+  } }, t(S.lang, "admin.revoke"));
+  return h("div", { class: "revoke-box" }, btn, " ", out);
+}
+
+/** A leaver's seat may be handed to a bot by another player (the server checks the grace time). */
+function canHandToBot(i) {
+  return S.role === "seat" && i !== S.seat && S.kinds[i] === "human" && !S.online[i] && S.view?.phase !== "end";
+}
+
+async function handToBot(i) {
+  try {
+    const res = await api(`/api/games/${encodeURIComponent(S.gameId)}/seats/${i}/bot`, { method: "POST", token });
+    S.kinds = res.kinds || S.kinds;
+    S.online = res.online || S.online;
+    S.error = "";
+  } catch (e) {
+    S.error = e.data?.error?.message?.[S.lang] || e.message;
+  }
+  renderAll();
+}
+
+function cardOf(id) {
+  return (S.boardData?.missions?.cards || []).find((c) => c.id.toUpperCase() === String(id).toUpperCase());
+}
+
+function renderMissions() {
+  const ul = $("missions");
+  ul.replaceChildren();
+  const v = S.view;
+  $("missions-sec").hidden = !v || S.seat === null;
+  if (v && S.seat !== null) {
+    if (!v.missions.length) ul.append(h("li", {}, t(S.lang, "missions.none")));
+    for (const id of v.missions) {
+      const c = cardOf(id);
+      const pts = c ? (c.points ?? (c.values || []).join("/")) : "";
+      ul.append(h("li", { class: "mission" }, h("b", {}, id), pts !== "" ? ` (${pts}) ` : " ", txt(c?.text, S.lang)));
+    }
+  }
+  const pub = $("public");
+  pub.replaceChildren();
+  $("public-sec").hidden = !v || !(v.display || []).length;
+  if (!v) return;
+  const marking = myTurn() && v.phase === "mark";
+  for (const id of v.display || []) {
+    const c = cardOf(id);
+    const who = (v.fulfilled?.[id] || []).map((q) => `${S.names[q]} (${SEAT_LETTERS[q]})`);
+    const markers = (v.marks || []).map((m, q) => (m.includes(id) ? q : -1)).filter((q) => q >= 0);
+    const action = `mark ${id}`;
+    pub.append(h("li", { class: "mission", "data-id": id }, h("b", {}, id), " ",
+      c?.values ? h("span", { class: "small" }, t(S.lang, "missions.first", { a: c.values[0], b: c.values[1] })) : "",
+      h("div", {}, txt(c?.text, S.lang)),
+      h("div", { class: "small" }, who.length ? t(S.lang, "missions.fulfilled", { names: who.join(", ") }) : t(S.lang, "missions.open")),
+      markers.length ? h("div", { class: "marks" }, t(S.lang, "missions.marks",
+        { names: markers.map((q) => `×2 ${S.names[q]} (${SEAT_LETTERS[q]})`).join(", ") })) : "",
+      marking && v.legal_actions.includes(action)
+        ? h("button", { type: "button", class: "primary mark", "data-action": action, onclick: () => act(action) },
+          t(S.lang, "mark.button", { id })) : ""));
+  }
+}
+
+function renderPrompt() {
+  const el = $("prompt");
+  el.replaceChildren();
+  const v = S.view;
+  const show = myTurn() && (v.phase === "extra" || v.phase === "mark");
+  el.hidden = !show;
+  if (!show) return;
+  el.append(h("strong", {}, statusText()));
+  if (v.phase === "mark") {
+    el.append(h("div", { class: "mark-buttons" }, ...v.legal_actions.filter((a) => a.startsWith("mark ")).map((a) =>
+      h("button", { type: "button", class: "primary mark", "data-action": a, onclick: () => act(a) },
+        t(S.lang, "mark.button", { id: a.slice(5) })))));
+  }
+}
+
+function renderLog() {
+  const ol = $("log");
+  ol.replaceChildren();
+  for (const st of S.log) {
+    for (const e of st.events) {
+      ol.append(h("li", { class: `ev ev-${e.kind}` },
+        e.seat !== null && e.seat !== undefined ? h("span", { class: "swatch small", style: `background:${SEAT_COLOURS[e.seat]}` }, SEAT_LETTERS[e.seat]) : "",
+        " ", eventText(e), " ", h("span", { class: "rule", title: "RULES.md" }, e.rule),
+        e.points ? h("span", { class: "pts" }, ` ${t(S.lang, "log.points", { points: e.points })}`) : ""));
+    }
+  }
+  ol.scrollTop = ol.scrollHeight;
+}
+
+function renderHandover() {
+  const el = $("handover");
+  el.replaceChildren();
+  const show = hotseat() && S.seat === null && !(S.view && S.view.phase === "end");
+  el.hidden = !show;
+  $("main").inert = show;
+  if (!show) return;
+  const next = S.next;
+  const canClaim = next !== null && S.seats.includes(next);
+  el.append(h("div", { class: "card" }, h("h2", { id: "handover-h" }, t(S.lang, "handover.title")),
+    h("p", {}, t(S.lang, "handover.help")),
+    canClaim ? h("p", {}, t(S.lang, "handover.next", { name: S.names[next] })) : h("p", {}, t(S.lang, "handover.wait")),
+    canClaim ? h("button", { type: "button", class: "primary", id: "claim", onclick: () => claim(next) },
+      t(S.lang, "handover.claim", { name: S.names[next] })) : ""));
+  el.querySelector("#claim")?.focus();
+}
+
+function categories(v) {
+  return Object.keys(v.breakdown[0] || {});
+}
+
+/** Cumulative scores per step, from the events' points (the log is complete at the end). */
+function scoreSeries(n) {
+  const series = [Array(n).fill(0)];
+  const cur = Array(n).fill(0);
+  for (const st of S.log) {
+    let changed = false;
+    for (const e of st.events) if (e.points && e.seat !== null) { cur[e.seat] += e.points; changed = true; }
+    if (changed || st.events.some((e) => e.kind === "place")) series.push([...cur]);
+  }
+  return series;
+}
+
+function chart(series, n) {
+  const W = 560; const H = 220; const pad = 30;
+  const max = Math.max(10, ...series.flat());
+  const x = (i) => pad + (i / Math.max(1, series.length - 1)) * (W - pad * 2);
+  const y = (s) => H - pad - (s / max) * (H - pad * 2);
+  const dashes = ["", "6 3", "2 3", "10 3 2 3"];
+  const svg = sv("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-labelledby": "chart-h" },
+    sv("line", { x1: pad, y1: H - pad, x2: W - pad, y2: H - pad, class: "axis" }),
+    sv("line", { x1: pad, y1: pad, x2: pad, y2: H - pad, class: "axis" }),
+    sv("text", { x: pad - 4, y: pad, class: "tick", "text-anchor": "end" }, max),
+    sv("text", { x: pad - 4, y: H - pad, class: "tick", "text-anchor": "end" }, 0),
+    sv("text", { x: W / 2, y: H - 6, class: "tick", "text-anchor": "middle" }, t(S.lang, "chart.step")));
+  for (let q = 0; q < n; q++) {
+    const pts = series.map((row, i) => `${x(i).toFixed(1)},${y(row[q]).toFixed(1)}`).join(" ");
+    svg.append(sv("polyline", { points: pts, fill: "none", stroke: SEAT_COLOURS[q], "stroke-width": 2.5,
+      "stroke-dasharray": dashes[q] }));
+    const endY = y(series[series.length - 1][q]);
+    svg.append(sv("text", { x: W - pad + 4, y: endY + 4, class: "tick" }, SEAT_LETTERS[q]));
+  }
+  return svg;
+}
+
+function tiebreakText(v) {
+  const top = Math.max(...v.scores);
+  const tied = v.scores.map((s, q) => (s === top ? q : -1)).filter((q) => q >= 0);
+  const rule = v.rules === "ireland" ? "E-4" : "E-3";
+  if (tied.length < 2) return "";
+  if (v.winners.length > 1) return t(S.lang, "end.tiebreak.none", { points: top, rule });
+  const w = v.winners[0];
+  for (const ref of S.model.map.tiebreak || []) {
+    const [kind, id] = ref.split(":");
+    const st = S.model.structures.find((s) => s.kind === kind && s.id === id);
+    if (!st) continue;
+    if (kind === "castle" && v.castle_holders[st.kindIndex] === w) {
+      return t(S.lang, "end.tiebreak.castle", { points: top, castle: txt(st.name, S.lang), rule });
+    }
+    if (kind === "tower") {
+      const near = [[1, 0], [-1, 0], [0, 1], [0, -1], [1, -1], [-1, 1]]
+        .map(([a, b]) => S.model.byHex.get(`${st.q + a},${st.r + b}`)).filter((i) => i !== undefined);
+      const cnt = (q) => near.filter((i) => v.spaces[i][0] === q).length;
+      const best = Math.max(...tied.map(cnt));
+      if (tied.filter((q) => cnt(q) === best).length === 1) {
+        return t(S.lang, "end.tiebreak.tower", { points: top, tower: txt(st.name, S.lang), rule });
+      }
+    }
+  }
+  return t(S.lang, "end.tiebreak.none", { points: top, rule });
+}
+
+function renderEnd() {
+  const el = $("end");
+  const v = S.view;
+  const over = v && v.phase === "end";
+  el.hidden = !over;
+  el.replaceChildren();
+  if (!over) return;
+  const n = v.players;
+  const winners = v.winners.map((q) => `${S.names[q]} (${SEAT_LETTERS[q]})`).join(", ");
+  const cats = categories(v);
+  const table = h("table", { class: "breakdown" },
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t(S.lang, "end.category")),
+      ...Array.from({ length: n }, (_, q) => h("th", { scope: "col" },
+        h("span", { class: "swatch small", style: `background:${SEAT_COLOURS[q]}` }, SEAT_LETTERS[q]), " ", S.names[q])))),
+    h("tbody", {}, ...cats.map((c) => h("tr", {}, h("th", { scope: "row" }, t(S.lang, `cat.${c}`)),
+      ...Array.from({ length: n }, (_, q) => h("td", {}, v.breakdown[q][c])))),
+    h("tr", { class: "total" }, h("th", { scope: "row" }, t(S.lang, "end.total")),
+      ...Array.from({ length: n }, (_, q) => h("td", { class: "final-score", "data-seat": q }, v.scores[q])))));
+  el.append(h("h2", { id: "end-h" }, t(S.lang, "end.title")),
+    h("p", { class: "winner" }, t(S.lang, v.winners.length > 1 ? "end.shared" : "end.winner", { names: winners })),
+    tiebreakText(v) ? h("p", { class: "tiebreak" }, tiebreakText(v)) : "",
+    h("div", { class: "end-grid" }, h("div", {}, table),
+      h("div", { class: "end-chart" }, h("h3", { id: "chart-h" }, t(S.lang, "chart.title")), chart(scoreSeries(n), n))),
+    h("p", {}, h("button", { type: "button", id: "replay-open", class: "primary", onclick: openReplay }, t(S.lang, "replay.open"))));
+}
+
+function renderAll() {
+  // Re-rendering replaces elements: give the focus back to the element with the same id.
+  const focused = document.activeElement && document.activeElement.id;
+  $("status").textContent = statusText() + (S.error ? ` — ${t(S.lang, "error.prefix", { why: S.error })}` : "");
+  renderHandover();
+  renderBoard();
+  renderHand();
+  renderPrompt();
+  renderPlayers();
+  renderMissions();
+  renderLog();
+  renderEnd();
+  document.body.dataset.version = String(S.version);
+  document.body.dataset.phase = S.view?.phase ?? "";
+  document.body.dataset.turn = myTurn() ? "mine" : "other";
+  if (focused && document.activeElement?.id !== focused) $(focused)?.focus();
+}
+
+// ------------------------------------------------------------------ replay
+
+let replay = null;
+
+async function openReplay() {
+  let record = null;
+  try { record = await api(`/api/games/${encodeURIComponent(S.gameId)}/record`, { token }); } catch { record = null; }
+  // Board positions from the log's placements; the neutral tiles are those never placed by a step.
+  const placedHexes = new Set();
+  for (const st of S.log) for (const e of st.events) if (e.kind === "place") placedHexes.add(e.data.hex);
+  const base = S.view.spaces.map(([o, c], i) => (o === 4 && !placedHexes.has(S.model.spaces[i].label) ? [4, null] : [-1, null]));
+  const frames = [];
+  let spaces = base.map((x) => [...x]);
+  const scores = Array(S.view.players).fill(0);
+  frames.push({ spaces: spaces.map((x) => [...x]), scores: [...scores], lines: [], step: null });
+  for (const st of S.log) {
+    if (!st.events.length) continue;
+    for (const e of st.events) {
+      if (e.kind === "place") spaces[S.model.byLabel.get(e.data.hex)] = [e.seat, e.data.tile];
+      if (e.points && e.seat !== null) scores[e.seat] += e.points;
+    }
+    frames.push({ spaces: spaces.map((x) => [...x]), scores: [...scores], lines: st.events.map(eventText), step: st });
+    spaces = spaces.map((x) => [...x]);
+  }
+  replay = { frames, i: 0, record };
+  const el = $("replay");
+  el.hidden = false;
+  $("main").inert = true;
+  el.replaceChildren(h("div", { class: "card wide" },
+    h("h2", { id: "replay-h" }, ""), h("p", { class: "help" }, t(S.lang, "replay.help")),
+    h("div", { class: "replay-nav" },
+      h("button", { type: "button", onclick: () => stepReplay(-Infinity) }, t(S.lang, "replay.first")),
+      h("button", { type: "button", id: "replay-prev", onclick: () => stepReplay(-1) }, t(S.lang, "replay.prev")),
+      h("button", { type: "button", id: "replay-next", onclick: () => stepReplay(1) }, t(S.lang, "replay.next")),
+      h("button", { type: "button", onclick: () => stepReplay(Infinity) }, t(S.lang, "replay.last")),
+      h("button", { type: "button", id: "replay-close", onclick: closeReplay }, t(S.lang, "replay.close"))),
+    h("p", { class: "replay-scores" }), h("svg", { svg: true, id: "replay-board", class: "board small-board" }),
+    h("ul", { class: "replay-lines" })));
+  replay.board = new BoardView($("replay-board"), S.model, S.lang);
+  el.addEventListener("keydown", replayKey);
+  $("replay-next").focus();
+  stepReplay(0);
+}
+
+function replayKey(e) {
+  if (e.key === "ArrowRight") { e.preventDefault(); stepReplay(1); }
+  if (e.key === "ArrowLeft") { e.preventDefault(); stepReplay(-1); }
+  if (e.key === "Home") stepReplay(-Infinity);
+  if (e.key === "End") stepReplay(Infinity);
+  if (e.key === "Escape") closeReplay();
+}
+
+function stepReplay(d) {
+  const r = replay;
+  r.i = Math.max(0, Math.min(r.frames.length - 1, r.i + (Number.isFinite(d) ? d : d > 0 ? 1e9 : -1e9)));
+  const f = r.frames[r.i];
+  const el = $("replay");
+  el.querySelector("#replay-h").textContent = t(S.lang, "replay.title", { n: r.i, total: r.frames.length - 1 });
+  el.querySelector(".replay-scores").textContent = f.scores.map((s, q) => `${SEAT_LETTERS[q]} ${S.names[q]}: ${s}`).join(" · ");
+  const view = { ...S.view, spaces: f.spaces, castle_holders: [], cathedral_pieces: [], tower_visits: [] };
+  const last = new Map();
+  for (const e of f.step?.events || []) if (e.kind === "place") last.set(e.seat, e.data.hex);
+  r.board.update(view, { names: S.names, last });
+  // The complete record names each step's action: step version v is the record's action v.
+  const act = f.step && r.record?.actions?.[f.step.version - 1];
+  const head = act ? [h("li", { class: "replay-action" }, `${S.names[act.seat] ?? "—"}: ${act.action}`)] : [];
+  el.querySelector(".replay-lines").replaceChildren(...head, ...f.lines.map((l) => h("li", {}, l)));
+  el.dataset.step = String(r.i);
+}
+
+function closeReplay() {
+  $("replay").hidden = true;
+  $("main").inert = false;
+  $("replay-open")?.focus();
+}
+
+// ------------------------------------------------------------------ start
+
+function connStatus(state, wait) {
+  const el = $("conn");
+  el.dataset.state = state;
+  el.textContent = state === "open" ? t(S.lang, "game.online") : state === "retry"
+    ? t(S.lang, "game.reconnecting", { s: Math.ceil(wait / 1000) }) : t(S.lang, "game.connecting");
+}
+
+async function init() {
+  setLang(S.lang);
+  await loadCatalogs(S.lang);
+  translateDom(S.lang);
+  const sel = $("lang");
+  sel.value = S.lang;
+  sel.addEventListener("change", async () => {
+    S.lang = sel.value; await loadCatalogs(S.lang); translateDom(S.lang);
+    buildBoard(); renderAll(); setLang(S.lang);
+  });
+  const pref = $("pref-confirm");
+  pref.checked = S.prefs.confirm;
+  pref.addEventListener("change", () => {
+    S.prefs.confirm = pref.checked;
+    localStorage.setItem("rebirth.confirm", pref.checked ? "on" : "off");
+  });
+  if (!token) { $("status").textContent = t(S.lang, "game.notoken"); return; }
+  const summary = await api(`/api/games/${encodeURIComponent(S.gameId)}`);
+  S.names = summary.names || [];
+  S.kinds = summary.kinds || [];
+  S.boardData = await api(`/api/boards/${encodeURIComponent(summary.board)}`);
+  S.model = new MapModel(S.boardData.map || S.boardData);
+  buildBoard();
+  rememberGame({ game: S.gameId, url: location.pathname + location.hash, label: summary.board, board: summary.board });
+  $("zoom-in").addEventListener("click", () => board.zoom(1.25));
+  $("zoom-out").addEventListener("click", () => board.zoom(0.8));
+  $("zoom-reset").addEventListener("click", () => board.reset());
+  $("board").addEventListener("keydown", onBoardKey);
+  $("board").addEventListener("pointerleave", () => { S.hover = null; renderBoard(); });
+  sock = new GameSocket(S.gameId, token, { onMessage, onStatus: connStatus, getVersion: () => (S.view ? S.version : -1) });
+  // Leaving the page says goodbye at once, so the others see the seat go offline.
+  window.addEventListener("pagehide", () => sock.close());
+  window.rebirthSocket = sock; // the tests close it to check reconnect and resync
+  sock.connect();
+  renderAll();
+  document.body.dataset.ready = "1";
+}
+
+function buildBoard() {
+  if (!S.model) return;
+  $("board").setAttribute("aria-label", txt(S.model.map.name, S.lang));
+  board = new BoardView($("board"), S.model, S.lang, { onHover: hoverSpace, onPick: pickSpace });
+  renderBoard();
+}
+
+init().catch((e) => { $("status").textContent = String(e.message || e); });

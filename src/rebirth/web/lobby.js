@@ -1,0 +1,124 @@
+// The lobby: a new game (board, seats, variants, language, hot-seat), its secret links, my games.
+import { api, forgetGame, h, loadCatalogs, myGames, pickLang, rememberGame, setLang, t, translateDom, txt }
+  from "./common.js";
+
+let lang = pickLang();
+let variants = [];
+const DEFAULT_NAMES = ["Ailsa", "Brodie", "Catriona", "Duncan"];
+
+function seatRows() {
+  const n = Number(document.getElementById("players").value);
+  const box = document.getElementById("seats");
+  const old = [...box.querySelectorAll(".seat")].map((el) => ({
+    kind: el.querySelector("select").value, name: el.querySelector("input").value }));
+  box.replaceChildren();
+  for (let i = 0; i < n; i++) {
+    const prev = old[i] || { kind: i === 0 ? "human" : "normal", name: DEFAULT_NAMES[i] };
+    const kind = h("select", { id: `kind${i}`, name: `kind${i}` },
+      ...["human", "easy", "normal", "hard"].map((k) =>
+        h("option", { value: k, selected: k === prev.kind }, t(lang, `kind.${k}`))));
+    box.append(h("fieldset", { class: "seat" }, h("legend", {}, t(lang, "lobby.seat", { n: i + 1 })),
+      h("label", {}, t(lang, "lobby.name"), " ",
+        h("input", { id: `name${i}`, name: `name${i}`, value: prev.name, maxlength: 40, autocomplete: "off" })),
+      h("label", {}, t(lang, "lobby.kind"), " ", kind)));
+  }
+}
+
+function variantRows() {
+  const board = new FormData(document.getElementById("new")).get("board");
+  const box = document.getElementById("variants");
+  const checked = new Set([...box.querySelectorAll("input:checked")].map((x) => x.value));
+  box.replaceChildren();
+  for (const v of variants.filter((v) => !v.boards || v.boards.includes(board))) {
+    box.append(h("label", { class: "variant" },
+      h("input", { type: "checkbox", name: "variant", value: v.name, checked: checked.has(v.name) }),
+      " ", h("code", {}, v.name), " — ", txt(v.text, lang)));
+  }
+}
+
+function linkItem(label, url, game) {
+  const abs = new URL(url, location.origin).href;
+  const copy = h("button", { type: "button", class: "copy" }, t(lang, "lobby.copy"));
+  copy.addEventListener("click", async () => {
+    try { await navigator.clipboard.writeText(abs); } catch { /* no clipboard: the link is still shown */ }
+    copy.textContent = t(lang, "lobby.copied");
+  });
+  return h("li", {}, h("span", { class: "lbl" }, label), " ",
+    h("input", { class: "url", readonly: true, value: abs, "aria-label": label, "data-game": game }), " ", copy, " ",
+    h("a", { href: abs, target: "_blank", rel: "noreferrer" }, t(lang, "lobby.open")));
+}
+
+function showLinks(res, names, board) {
+  const ul = document.getElementById("links");
+  ul.replaceChildren();
+  const L = res.links;
+  if (L.table) {
+    ul.append(linkItem(t(lang, "lobby.link.table"), L.table, res.game));
+    rememberGame({ game: res.game, url: L.table, label: t(lang, "lobby.link.table"), board });
+  }
+  for (const s of L.seats) {
+    ul.append(linkItem(t(lang, "lobby.link.seat", { name: s.name }), s.url, res.game));
+    if (!L.table && s === L.seats[0]) rememberGame({ game: res.game, url: s.url, label: s.name, board });
+  }
+  ul.append(linkItem(t(lang, "lobby.link.spectator"), L.spectator, res.game));
+  if (L.admin) ul.append(linkItem(t(lang, "lobby.link.admin"), L.admin, res.game));
+  document.getElementById("links-sec").hidden = false;
+  showMine();
+  void names;
+}
+
+function showMine() {
+  const ul = document.getElementById("mine");
+  ul.replaceChildren();
+  const list = myGames();
+  if (!list.length) ul.append(h("li", {}, t(lang, "lobby.mine.none")));
+  for (const g of list) {
+    const forget = h("button", { type: "button" }, t(lang, "lobby.forget"));
+    forget.addEventListener("click", () => { forgetGame(g.game); showMine(); });
+    const status = h("span", { class: "small" });
+    ul.append(h("li", {}, h("a", { href: g.url }, `${t(lang, `board.${g.board}`)} · ${g.label} · ${new Date(g.when).toLocaleString(lang)}`),
+      " ", status, " ", forget));
+    // The server keeps no list of a browser's games: ask for each one's public summary.
+    api(`/api/games/${encodeURIComponent(g.game)}`).then((s) => {
+      status.textContent = t(lang, s.status === "over" ? "lobby.over" : "lobby.playing");
+    }).catch(() => { status.textContent = t(lang, "lobby.gone"); });
+  }
+}
+
+async function create(ev) {
+  ev.preventDefault();
+  const f = new FormData(ev.target);
+  const n = Number(f.get("players"));
+  const seats = [];
+  for (let i = 0; i < n; i++) seats.push({ kind: f.get(`kind${i}`), name: (f.get(`name${i}`) || "").trim() || null });
+  const body = { board: f.get("board"), players: n, seats, variants: f.getAll("variant"), lang,
+    hotseat: f.get("hotseat") === "on" };
+  const err = document.getElementById("error");
+  err.textContent = "";
+  try {
+    const res = await api("/api/games", { method: "POST", body });
+    showLinks(res, seats.map((s) => s.name), body.board);
+  } catch (e) {
+    err.textContent = t(lang, "lobby.error", { why: e.data?.error?.message?.[lang] || e.message });
+  }
+}
+
+async function init() {
+  setLang(lang);
+  await loadCatalogs(lang);
+  translateDom(lang);
+  const sel = document.getElementById("lang");
+  sel.value = lang;
+  sel.addEventListener("change", async () => {
+    lang = sel.value; await loadCatalogs(lang); translateDom(lang); seatRows(); variantRows(); showMine();
+    setLang(lang);
+  });
+  try { variants = (await api("/api/variants")).variants || []; } catch { variants = []; }
+  document.getElementById("players").addEventListener("change", seatRows);
+  for (const r of document.querySelectorAll("input[name=board]")) r.addEventListener("change", variantRows);
+  document.getElementById("new").addEventListener("submit", create);
+  seatRows(); variantRows(); showMine();
+  document.body.dataset.ready = "1";
+}
+
+init();
