@@ -104,3 +104,17 @@ def test_seeds_are_secret_and_bot_seeds_are_independent_of_the_deal() -> None:
     assert bot_seed(7, 0) != bot_seed(8, 0)
     m = Match.start(Game.create("scotland", 3), ["greedy"] * 3)
     assert m.seed.bit_length() > 64  # a secret seed of 128 bits (rarely fewer)
+
+
+def test_a_replayed_snapshot_continues_with_the_same_future_chance() -> None:
+    """A resumed or restarted game (replayed from the authority's save) holds the game's RNG
+    where the authority left it, so future chance (I-7 reveals) is not changed by a restart."""
+    for seed in range(40):
+        m = Match.start(Game.create("ireland", 2), ["greedy", "greedy"], seed)
+        while not m.state.is_terminal() and not any(a == -1 for a, _ in m.state.history):
+            m.step_bot()
+        if m.state.is_terminal():
+            continue
+        assert replay(m.snapshot()).rng.getstate() == m.state.rng.getstate()
+        return
+    pytest.fail("no extra tile was revealed in 40 Ireland games")

@@ -195,6 +195,9 @@ def replay(record: Any, *, board: Board | None = None,
                 events = state.apply_chance(ActionCodec.parse_chance(text))
             except ActionError as exc:
                 raise RecordError(f"{where} ({text}): {exc}") from exc
+            # The authority drew this outcome with one call of the game's RNG: advance it the
+            # same way, so a resumed or restarted game's future chance is what it would have been.
+            state.rng.random()
             if on_events is not None:
                 on_events(i, events)
             continue
