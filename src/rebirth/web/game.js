@@ -108,6 +108,7 @@ function handOver() {
 function dropPrivate() {
   S.view = null; S.log = []; S.preview = null; S.selected = null; S.cursor = null; S.hover = null;
   for (const id of ["hand", "missions", "preview", "confirm", "log", "public", "players"]) $(id).replaceChildren();
+  $("confirm").dataset.key = "";
 }
 
 function claim(seat) {
@@ -253,13 +254,19 @@ function renderHand() {
   el.append(code ? tileBadge(code, S.seat) : h("p", {}, t(S.lang, "hand.none")));
   if (v.set_aside?.length) el.append(h("p", { class: "small" }, t(S.lang, "hand.setaside", { tiles: v.set_aside.join(" ") })));
   const c = $("confirm");
-  c.replaceChildren();
   c.hidden = !(S.selected && myTurn());
-  if (!c.hidden) {
-    c.append(h("button", { type: "button", id: "confirm-yes", class: "primary", onclick: () => act(S.selected) },
-      t(S.lang, "confirm.place", { tile: code, hex: S.selected })),
-    " ", h("button", { type: "button", id: "confirm-no", onclick: () => { S.selected = null; renderAll(); } },
-      t(S.lang, "confirm.cancel")));
+  // Rebuild the buttons only when what they say changes: a preview or presence update that
+  // re-renders while the player is clicking "Place" must not swallow the click.
+  const key = c.hidden ? "" : `${S.selected}|${code}|${S.lang}`;
+  if (c.dataset.key !== key) {
+    c.dataset.key = key;
+    c.replaceChildren();
+    if (!c.hidden) {
+      c.append(h("button", { type: "button", id: "confirm-yes", class: "primary", onclick: () => act(S.selected) },
+        t(S.lang, "confirm.place", { tile: code, hex: S.selected })),
+      " ", h("button", { type: "button", id: "confirm-no", onclick: () => { S.selected = null; renderAll(); } },
+        t(S.lang, "confirm.cancel")));
+    }
   }
   const p = $("preview");
   p.replaceChildren();
