@@ -401,10 +401,13 @@ def test_I9_mission_token_draws_top_card_secretly_and_scores_first_value_at_end(
     assert state.view(0).missions == ("K1",)
     assert state.view(1).missions == ()
     assert state.view(1).deck_count == 1
+    assert state.view(0).mission_progress == ((1, 2, False),)  # a group of 1 of the 2 needed
     act(state, "D1")  # seat 1 next to x: K2
     assert state.view(1).missions == ("K2",)
+    assert state.view(1).mission_progress == ((0, 1, False),)  # no offshore farm yet
     assert state.view(0).mission_counts == (1, 1) and state.view(0).deck_count == 0
     act(state, "A2")  # seat 0: group of 2 fulfils K1, but it is secret: nothing now
+    assert state.view(0).mission_progress == ((2, 2, True),)
     assert state.score == [3, 1]
     act(state, "D2")  # seat 1: group of 2; game over
     assert state.is_terminal()

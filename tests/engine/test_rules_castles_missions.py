@@ -193,6 +193,8 @@ def test_K3_tie_with_leader_fulfils_never_more_than_all_others_together() -> Non
     # north: seat 0 2, seats 1 and 2 1 each: 2 is not more than 1 + 1, still fulfilled.
     assert [short.mission_value(0, q) for q in range(3)] == [2, 1, 1]
     assert [short.secret_fulfilled(0, q) for q in range(3)] == [True, False, False]
+    # Progress as a seat's own card shows it: its count and the most any other seat has.
+    assert [short.mission_progress(0, q) for q in range(3)] == [(2, 1), (1, 2), (1, 2)]
 
 
 def test_K4_tile_type_never_matters_on_a_card() -> None:
@@ -207,6 +209,7 @@ def test_K4_tile_type_never_matters_on_a_card() -> None:
     # Region: seat 0 has 1 farm + 2 settlements, seat 1 1 settlement + 2 farms: 3-3.
     assert [state.mission_value(0, q) for q in range(2)] == [3, 3]
     assert [state.secret_fulfilled(0, q) for q in range(2)] == [True, True]
+    assert [state.mission_progress(0, q) for q in range(2)] == [(3, 3), (3, 3)]
     # Settlement cards count tiles, not influence: 2 (influence 2) beats 1 (influence 4).
     assert [state.mission_value(1, q) for q in range(2)] == [2, 1]
     assert [state.secret_fulfilled(1, q) for q in range(2)] == [True, False]

@@ -104,6 +104,7 @@ def view(state: State, seat: int | None) -> View:
     hand = None
     set_aside: tuple[str, ...] = ()
     missions: tuple[str, ...] = ()
+    progress: tuple[tuple[int, int, bool], ...] = ()
     legal: tuple[str, ...] = ()
     legal_ids: tuple[int, ...] = ()
     if mine:
@@ -114,6 +115,7 @@ def view(state: State, seat: int | None) -> View:
             set_aside = tuple(tile_code(t) for t in s.aside[seat])
         own = s.secret[seat] if ireland else s.missions[seat]
         missions = tuple(cards[c].id for c in own)
+        progress = tuple((*s.mission_progress(c, seat), s.secret_fulfilled(c, seat)) for c in own)
         if s.current_player == seat:
             legal_ids = tuple(sorted(s.legal_action_ids()))
             legal = tuple(s.action_text(a) for a in legal_ids)
@@ -153,6 +155,7 @@ def view(state: State, seat: int | None) -> View:
         hand=hand,
         set_aside=set_aside,
         missions=missions,
+        mission_progress=progress,
         legal_actions=legal,
         legal_action_ids=legal_ids,
         public_set_aside=tuple(tuple(tile_code(t) for t in a) for a in s.aside)

@@ -909,6 +909,21 @@ class State:
             return sum(1 for r in range(len(self.board.regions)) if rc[r * n + q] >= a) >= b
         return False
 
+    def mission_progress(self, card: int, q: int) -> tuple[int, int]:
+        """How far seat q is on a card, as (have, need): on Ireland the card's measure and its
+        threshold (I-11); on Scotland q's count and the most any other seat has (K-3: q needs
+        at least that, and at least 1, K-7)."""
+        kind, a, b = self.ccond[card]
+        if kind < 0:
+            vals = self.mission_values(card)
+            return vals[q], max([1] + [v for o, v in enumerate(vals) if o != q])
+        if kind == 5:
+            n = self.n
+            rc = self.rcount
+            return sum(1 for r in range(len(self.board.regions)) if rc[r * n + q] >= a), b
+        have = (self.maxgroup, self.held, self.towers_seen, self.dfirst, self.nfarm_off)[kind][q]
+        return have, a
+
     def _public_missions(self, p: int, completed: bool) -> None:
         """I-10: check every displayed mission for every player, placer first, then clockwise.
 

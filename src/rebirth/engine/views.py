@@ -58,6 +58,8 @@ class View:
     hand: str | None = None
     set_aside: tuple[str, ...] = ()
     missions: tuple[str, ...] = ()
+    mission_progress: tuple[tuple[int, int, bool], ...] = ()
+    """Per own secret mission: (have, need, fulfilled now) — see ``State.mission_progress``."""
     legal_actions: tuple[str, ...] = ()
     legal_action_ids: tuple[int, ...] = ()
     """The same actions as ids (:mod:`rebirth.engine.codec`), ascending."""

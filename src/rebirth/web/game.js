@@ -354,11 +354,16 @@ function renderMissions() {
   $("missions-sec").hidden = !v || S.seat === null;
   if (v && S.seat !== null) {
     if (!v.missions.length) ul.append(h("li", {}, t(S.lang, "missions.none")));
-    for (const id of v.missions) {
+    v.missions.forEach((id, i) => {
       const c = cardOf(id);
-      const pts = c ? (c.points ?? (c.values || []).join("/")) : "";
-      ul.append(h("li", { class: "mission" }, h("b", {}, id), pts !== "" ? ` (${pts}) ` : " ", txt(c?.text, S.lang)));
-    }
+      // A secret Ireland card pays only its first value (I-9); Scotland cards have points.
+      const pts = c ? (c.points ?? (c.values || [])[0]) : "";
+      const [have, need, done] = v.mission_progress?.[i] ?? [0, 0, false];
+      const progress = h("div", { class: `small progress ${done ? "done" : "open"}` },
+        t(S.lang, done ? "missions.progress.done" : "missions.progress.open", { have, need }));
+      ul.append(h("li", { class: "mission" }, h("b", {}, id), pts !== "" ? ` (${pts}) ` : " ",
+        txt(c?.text, S.lang), progress));
+    });
   }
   const pub = $("public");
   pub.replaceChildren();
