@@ -138,6 +138,10 @@ def test_kill_9_never_leaves_a_partial_record(tmp_path: Path) -> None:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         seen[_check_record_file(path, old)] += 1
+        if i % 25 == 24 and seen["new"] == 0:
+            # Games here run slower than the probe did (a loaded machine): kill later.
+            span *= 1.5
+            deadline += 200 * span
         assert time.monotonic() < deadline, "the kill test took too long"
     print(f"kill -9 outcomes: {seen}")
     # Both outcomes happened, so the kills really landed before and after the write.
