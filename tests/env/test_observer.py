@@ -167,3 +167,21 @@ def test_a_view_of_another_game_is_refused() -> None:
         obs.encode(view)
     with pytest.raises(KeyError, match="no observation piece"):
         obs.piece([0.0] * obs.size, "nonsense")
+
+
+def test_light_view_gives_the_same_observation() -> None:
+    """``view(seat, detail=False)`` (what the environment uses) drops only the history, the
+    action texts and the missions' progress: the observation is the same."""
+    for board, players in (("scotland", 3), ("ireland", 4)):
+        game = Game.create(board, players)
+        obs = Observer(game)
+        state = game.new_state(5)
+        rng = random.Random(5)
+        for _ in range(40):
+            if not state.is_chance_node():
+                seat = state.current_player
+                full, light = state.view(seat), state.view(seat, detail=False)
+                assert obs.encode(light) == obs.encode(full)
+                assert light.history == () and light.legal_actions == ()
+                assert light.legal_action_ids == full.legal_action_ids
+            state.apply_id(state.random_action_id(rng))

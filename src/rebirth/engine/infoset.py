@@ -86,9 +86,13 @@ class Visibility:
 _BY_GAME: weakref.WeakKeyDictionary[Game, Visibility] = weakref.WeakKeyDictionary()
 
 
-def view(state: State, seat: int | None) -> View:
+def view(state: State, seat: int | None, *, detail: bool = True) -> View:
     """The view of ``seat`` (None: a spectator) of ``state``: every public fact, and the
-    seat's own hidden items as :class:`Visibility` allows."""
+    seat's own hidden items as :class:`Visibility` allows.
+
+    ``detail=False`` leaves out what only a person needs — the history, the legal actions'
+    texts and the missions' progress — for observers that run millions of times (RL); it
+    never adds anything."""
     s = state
     b = s.board
     n = s.n
@@ -115,10 +119,13 @@ def view(state: State, seat: int | None) -> View:
             set_aside = tuple(tile_code(t) for t in s.aside[seat])
         own = s.secret[seat] if ireland else s.missions[seat]
         missions = tuple(cards[c].id for c in own)
-        progress = tuple((*s.mission_progress(c, seat), s.secret_fulfilled(c, seat)) for c in own)
+        if detail:
+            progress = tuple((*s.mission_progress(c, seat), s.secret_fulfilled(c, seat))
+                             for c in own)
         if s.current_player == seat:
             legal_ids = tuple(sorted(s.legal_action_ids()))
-            legal = tuple(s.action_text(a) for a in legal_ids)
+            if detail:
+                legal = tuple(s.action_text(a) for a in legal_ids)
     return View(
         board=b.id,
         rules=b.rules,
@@ -141,7 +148,7 @@ def view(state: State, seat: int | None) -> View:
         deck_count=len(s.deck) - s.deck_pos,
         placed=tuple(s.placed),
         discarded=tuple(tuple(tile_code(t) for t in d) for d in s.discarded),
-        history=tuple(s.history_json()),
+        history=tuple(s.history_json()) if detail else (),
         extra_tile=tile_code(s.extra_tile) if s.extra_tile >= 0 else None,
         pending_extra=s.pending_extra,
         pending_double=s.pending_double,

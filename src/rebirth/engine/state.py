@@ -1099,9 +1099,9 @@ class State:
                 out.append({"seat": seat, "action": self.game.codec.text(a)})
         return [dict(e) for e in out]
 
-    def view(self, seat: int | None) -> View:
-        """What ``seat`` may see (None: a spectator). See :mod:`rebirth.engine.views`."""
-        return infoset.view(self, seat)
+    def view(self, seat: int | None, *, detail: bool = True) -> View:
+        """What ``seat`` may see (None: a spectator); see :func:`rebirth.engine.infoset.view`."""
+        return infoset.view(self, seat, detail=detail)
 
     def resample_from_infostate(self, seat: int, rng: random.Random) -> State:
         """A twin with everything hidden from ``seat`` drawn again (OpenSpiel's

@@ -476,7 +476,7 @@ class TableState(State):
         return (f"{what} does not answer what is asked now ({asked})",
                 f"{what} beantwortet nicht die aktuelle Frage ({self.asked('de')})")
 
-    def view(self, seat: int | None) -> View:
+    def view(self, seat: int | None, *, detail: bool = True) -> View:
         """The engine's view, with what a table knows: supplies as counts, no set-aside
         kinds (face down, unknown), hidden draws counted, tokens not entered as ``""``;
         phase ``token`` or ``cards`` while such an outcome is asked for."""
@@ -484,7 +484,7 @@ class TableState(State):
         if ph in (PHASE_TOKEN, PHASE_CARDS):
             self.phase = PHASE_CHANCE  # the engine's views know only its own phases
         try:
-            v = State.view(self, seat)
+            v = State.view(self, seat, detail=detail)
         finally:
             self.phase = ph
         n = self.n

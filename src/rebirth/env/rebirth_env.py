@@ -165,7 +165,8 @@ class raw_env(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type informa
         cached = self._obs_cache.get(agent)
         if cached is not None:
             return cached
-        view = self.game_state.view(self._seat[agent])
+        # The observer needs no history or action texts: the light view is much faster.
+        view = self.game_state.view(self._seat[agent], detail=False)
         mask = np.zeros(self.num_actions, dtype=np.int8)
         if view.legal_action_ids:
             mask[list(view.legal_action_ids)] = 1
