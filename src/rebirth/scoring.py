@@ -188,7 +188,9 @@ def to_json(sc: Scored, lang: str) -> dict[str, Any]:
                 "farms": list(c.farms)} for c in castle_control(game, sc.position)]
     districts = [{"district": d.district, "hexes": list(d.hexes), "complete": d.complete,
                   "influence": list(d.influence), "order": list(d.order),
-                  "last_placer": d.last_placer, "tied": d.tied, "points": list(d.points)}
+                  "last_placer": d.last_placer, "tied": d.tied, "points": list(d.points),
+                  # A tie is decided by the last placer: at completion (T-4), or at the end (T-7).
+                  "tie_rule": "T-4" if d.complete else "T-7", "last_matters": d.tied}
                  for d in settlement_standings(game, sc.position)]
     missions = [{"seat": e.seat, "card": e.data.get("mission"), "fulfilled": e.data.get("fulfilled"),
                  "points": e.points, "rule": e.rule,
@@ -380,9 +382,6 @@ def calculate(data: Any, seat: int, lang: str) -> dict[str, Any]:
     out["regions"] = _regions(st, lang)
     out["clusters"] = _clusters(st)
     out["heat"] = {"seat": seat, "cells": heat(game, pos, seat, lang, names)}
-    for d in out["settlements"]:
-        d["tie_rule"] = "T-4" if d["complete"] else "T-7"
-        d["last_matters"] = d["tied"]
     out["cathedrals"] = [{"id": c.id, "hex": c.label, "name": c.name.get(lang, c.name["en"]),
                           "seats": [q for q in range(n) if st.cath[c.index] >> q & 1]}
                          for c in b.cathedrals]

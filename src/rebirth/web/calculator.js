@@ -79,7 +79,7 @@ async function commit(pos, { quiet = false } = {}) {
       body: JSON.stringify({ position: pos, seat: Math.min(S.seat, pos.players - 1), lang }) });
     const data = await r.json().catch(() => ({}));
     // A later edit was sent meanwhile: its answer, not this older one, decides what is shown.
-    if (mine !== S.seq) return false;
+    if (mine !== S.seq) return null;
     if (r.ok) {
       S.pos = data.position;
       S.result = data;
@@ -325,7 +325,7 @@ function paintMissions(names) {
         if (cb.checked) set.add(c.id); else set.delete(c.id);
         pos.secrets[q] = [...set];
         if (pos.secrets.every((s) => !s.length)) pos.secrets = null;
-        commit(pos).then((ok) => { if (!ok) cb.checked = !cb.checked; });
+        commit(pos).then((ok) => { if (ok === false) cb.checked = !cb.checked; });
       });
       det.append(h("label", { class: "mission-pick" }, cb, ` ${c.id} (${c.points}): ${txt(c.text, lang)}`));
     }
@@ -370,7 +370,7 @@ async function setBoard(board, players, pos = null) {
   await loadBoard(board);
   const next = pos || emptyPosition(board, players);
   const ok = await commit(next);
-  if (!ok) { $("board").value = S.pos.board; $("players").value = String(S.pos.players); }
+  if (ok === false) { $("board").value = S.pos.board; $("players").value = String(S.pos.players); }
   return ok;
 }
 
