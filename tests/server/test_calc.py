@@ -146,8 +146,9 @@ def test_thirteenth_energy_tile_is_refused(api: TestClient) -> None:
     assert r.status_code == 200, r.text
 
 
-@pytest.mark.parametrize("body", [b"{", b"[]", b'{"seat": 0}', b'{"position": 3}', b'{"position": {}, "seat": 9}',
-                                  b'{"position": {"format": "rebirth-position"}}', "{\"position\": \"\u00e9\"}".encode()])
+@pytest.mark.parametrize("body", [
+    b"{", b"[]", b'{"seat": 0}', b'{"position": 3}', b'{"position": {}, "seat": 9}',
+    b'{"position": {"format": "rebirth-position"}}', '{"position": "\u00e9"}'.encode()])
 def test_malformed_is_a_clear_400(api: TestClient, body: bytes) -> None:
     r = api.post("/api/score", content=body, headers={"Content-Type": "application/json"})
     assert r.status_code == 400, r.text
