@@ -137,7 +137,7 @@ def test_thirteenth_energy_tile_is_refused(api: TestClient) -> None:
     """S-1: a colour owns 12 energy tiles; the 13th is refused naming the count."""
     game = Game.create("scotland", 3)
     free = [s.label for s in game.board.spaces if s.kind == 0 and not s.blocker][:13]
-    pos = {"format": "rebirth-position", "version": 1, "board": "scotland", "players": 3,
+    pos: dict[str, Any] = {"format": "rebirth-position", "version": 1, "board": "scotland", "players": 3,
            "tiles": [{"hex": h, "seat": 0, "tile": "E"} for h in free]}
     r = api.post("/api/score", json={"position": pos})
     assert r.status_code == 400 and "S-1" in r.json()["error"]["message"]["en"], r.text
