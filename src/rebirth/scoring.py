@@ -361,8 +361,9 @@ def heat(game: Game, pos: Position, seat: int, lang: str, names: list[str]) -> l
     return out
 
 
-def calculate(data: Any, seat: int, lang: str) -> dict[str, Any]:
-    """Everything the calculator page shows for a (possibly incomplete) Position JSON.
+def calculate(data: Any, seat: int, lang: str, names: list[str] | None = None) -> dict[str, Any]:
+    """Everything the calculator page shows for a (possibly incomplete) Position JSON;
+    ``names`` (one per seat) name the seats in the explanations ("Player n" if not given).
 
     Raises PositionError (CalcAsk where the page must ask) naming the field or hex."""
     pos = Position.from_json(data)
@@ -372,7 +373,8 @@ def calculate(data: Any, seat: int, lang: str) -> dict[str, Any]:
         raise PositionError(f"board/variants: {exc}", f"Spielplan/Varianten: {exc}") from exc
     pos = complete(game, pos)
     pos.validate(game)
-    names = [tr("player", lang, n=q + 1) for q in range(pos.players)]
+    if names is None or len(names) != pos.players:
+        names = [tr("player", lang, n=q + 1) for q in range(pos.players)]
     sc = _from_position(game, pos, names, None)
     out = to_json(sc, lang)
     st = sc.board_state

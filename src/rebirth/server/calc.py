@@ -36,8 +36,8 @@ async def calculator_page(settings: SettingsDep) -> FileResponse:
 
 @router.post("/api/score")
 async def score(request: Request) -> JSONResponse:
-    """Body ``{"position": <Position JSON>, "seat": 0, "lang": "en"}`` → everything the page shows,
-    or 400 with a message (en, de) naming the field or hex; a full tie adds ``ask``."""
+    """Body ``{"position": <Position JSON>, "seat": 0, "lang": "en", "names": [...]}`` → everything
+    the page shows, or 400 with a message (en, de) naming the field or hex; a full tie adds ``ask``."""
     try:
         body = await request.json()
     except ValueError:
@@ -52,9 +52,14 @@ async def score(request: Request) -> JSONResponse:
                     f"'seat': {seat!r} ist kein Sitz 0..3")
     if lang not in ("en", "de"):
         lang = "en"
+    names = body.get("names")
+    if names is not None and not (isinstance(names, list) and 2 <= len(names) <= 4
+                                  and all(isinstance(x, str) and 0 < len(x) <= 40 for x in names)):
+        return _bad("bad_names", "'names': one short name (1–40 characters) per seat",
+                    "'names': je Sitz ein kurzer Name (1–40 Zeichen)")
     try:
         # The engine is synchronous; a worker thread keeps the server answering meanwhile.
-        out = await run_in_threadpool(calculate, body["position"], seat, lang)
+        out = await run_in_threadpool(calculate, body["position"], seat, lang, names)
     except CalcAsk as exc:
         return _bad("ask", exc.text["en"], exc.text["de"], ask=exc.asks)
     except (PositionError, ActionError) as exc:

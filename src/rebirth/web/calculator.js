@@ -76,7 +76,8 @@ async function commit(pos, { quiet = false } = {}) {
   const mine = S.seq = (S.seq || 0) + 1;
   try {
     const r = await fetch("/api/score", { method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ position: pos, seat: Math.min(S.seat, pos.players - 1), lang }) });
+      body: JSON.stringify({ position: pos, seat: Math.min(S.seat, pos.players - 1), lang,
+        names: Array.from({ length: pos.players }, (_, q) => `${t(lang, `calc.colour${q}`)} (${SEAT_LETTERS[q]})`) }) });
     const data = await r.json().catch(() => ({}));
     // A later edit was sent meanwhile: its answer, not this older one, decides what is shown.
     if (mine !== S.seq) return null;
