@@ -232,6 +232,15 @@ function paintOverlay(model) {
   svg.querySelector(".board-root").append(g);
 }
 
+function structName(id) {
+  const st = S.boards[S.pos.board].map.structures.find((x) => x.id === id);
+  return st ? txt(st.name, lang) : id;
+}
+
+function districtName(id) {
+  return txt(S.boards[S.pos.board].map.districts?.[id], lang) || id;
+}
+
 function seatHead(q, name) {
   return h("span", { title: name }, h("span", { class: "swatch small", style: `background:${SEAT_COLOURS[q]}`, "aria-hidden": "true" }, SEAT_LETTERS[q]),
     h("span", { class: "sr-only" }, name));
@@ -246,6 +255,7 @@ function paintPanels(names) {
   const R = S.result;
   paintAsk(names);
   paintMissions(names);
+  paintRunning(names);
   for (const id of ["end", "regions", "clusters", "settlements", "spots"]) $(id).replaceChildren();
   if (!R) { $("end").append(h("p", {}, t(lang, "calc.incomplete"))); return; }
   const cats = R.categories;
@@ -265,14 +275,14 @@ function paintPanels(names) {
     : h("p", { class: "small" }, t(lang, "calc.no_clusters")));
   $("settlements").append(R.settlements.length ? table(
     [t(lang, "calc.district"), ...names.map((n, q) => seatHead(q, n)), t(lang, "calc.ranks")],
-    R.settlements.map((d) => [`${d.district} (${d.hexes.join(" ")})`, ...d.influence.map(String),
+    R.settlements.map((d) => [`${districtName(d.district)} (${d.hexes.join(" ")})`, ...d.influence.map(String),
       `${d.order.map((q) => SEAT_LETTERS[q]).join(" > ")} · ${d.complete ? t(lang, "calc.complete") : t(lang, "calc.open")}`
       + ` · ${d.points.map((p, q) => (p ? `${SEAT_LETTERS[q]} +${p}` : "")).filter(Boolean).join(" ")}`
       + (d.last_matters ? ` · ${t(lang, "calc.last", { who: names[d.last_placer] ?? "?", rule: d.tie_rule })}` : "")]))
     : h("p", { class: "small" }, t(lang, "calc.no_settlements")));
   const spots = $("spots");
   spots.append(table([t(lang, "calc.castle"), t(lang, "calc.holder"), ...names.map((n, q) => seatHead(q, n))],
-    R.castles.map((c) => [`${c.castle} (${c.hex})`, c.holder >= 0 ? SEAT_LETTERS[c.holder] : "–",
+    R.castles.map((c) => [`${structName(c.castle)} (${c.hex})`, c.holder >= 0 ? SEAT_LETTERS[c.holder] : "–",
       ...c.adjacent.map((a, q) => `${a}/${c.farms[q]}`)])),
   h("p", { class: "small" }, t(lang, "calc.castle_help")));
   const lines = [];
@@ -306,6 +316,32 @@ function paintAsk(names) {
     });
     box.append(h("label", { class: "mission-pick" }, label, " ", sel));
   }
+}
+
+const CATS = {
+  scotland: ["farms", "settlements", "ports", "castles", "missions"],
+  ireland: ["farms", "settlements", "castles", "missions", "offshore", "towers", "public_missions"],
+};
+
+function paintRunning(names) {
+  const box = $("running");
+  box.replaceChildren();
+  const cats = S.result?.categories || CATS[S.pos.board] || [];
+  const inputs = names.map((n, q) => cats.map((c) => {
+    const inp = h("input", { type: "number", min: 0, max: 999, step: 1, inputmode: "numeric", class: "run",
+      value: (S.pos.breakdown?.[q] || {})[c] ?? 0, "aria-label": `${n}: ${t(lang, `cat.${c}`)}`, "data-run": `${c}:${q}` });
+    inp.addEventListener("change", () => {
+      const v = Number(inp.value);
+      if (!Number.isInteger(v) || v < 0 || v > 999) { showError(t(lang, "calc.err_running")); inp.value = (S.pos.breakdown?.[q] || {})[c] ?? 0; return; }
+      const pos = structuredClone(S.pos);
+      pos.breakdown = Array.from({ length: pos.players }, (_, i) => ({ ...(pos.breakdown?.[i] || {}) }));
+      pos.breakdown[q][c] = v;
+      pos.scores = pos.breakdown.map((b) => Object.values(b).reduce((a, x) => a + x, 0));
+      commit(pos);
+    });
+    return inp;
+  }));
+  box.append(table(["", ...names.map((n, q) => seatHead(q, n))], cats.map((c, k) => [t(lang, `cat.${c}`), ...inputs.map((row) => row[k])])));
 }
 
 function paintMissions(names) {
@@ -345,8 +381,11 @@ function choices(box, name, items, current, onPick) {
     inp.addEventListener("change", () => onPick(value));
     const sw = colour ? h("span", { class: "swatch small", style: `background:${colour}`, "aria-hidden": "true" }, label[0]) : "";
     // Short visible text on a phone; the full name for screen readers and as a tooltip.
-    box.append(h("label", { class: "choice", title: long || label }, inp, sw, " ", label,
-      long ? h("span", { class: "sr-only" }, ` ${long}`) : ""));
+    const el = h("label", { class: "choice", title: long || label }, inp, sw, " ", label,
+      long ? h("span", { class: "sr-only" }, ` ${long}`) : "");
+    // Before any extra control of the bar (the heat map's tile), after the legend.
+    const extra = box.querySelector("label:not(.choice)");
+    if (extra) extra.before(el); else box.append(el);
   }
 }
 
