@@ -240,11 +240,13 @@ def _tile_seats(game: Game, pos: Position) -> dict[int, tuple[int, str]]:
     return out
 
 
-def complete(game: Game, pos: Position) -> Position:
+def complete(game: Game, pos: Position) -> tuple[Position, list[dict[str, Any]]]:
     """Fill in what the tiles decide and the page does not ask for: cathedral pieces and tower
     visits (exactly the seats next to them, K-1/I-6), the holder of a castle whose majority or
     farm tiebreak decides it (C-1…C-3), and the public missions met (I-10). A full tie at a castle
-    or on influence in a district depends on history: :class:`CalcAsk` names it and the seats."""
+    or on influence in a district depends on history: :class:`CalcAsk` names it and the seats
+    when the position does not say; when it does, the tie is returned as a choice the page
+    shows (``kind``, ``id``, ``seats``, ``chosen``), so that the user can correct it."""
     b = game.board
     n = game.players
     occ = _tile_seats(game, pos)
@@ -256,6 +258,7 @@ def complete(game: Game, pos: Position) -> Position:
         visits[tw.id] = tuple(sorted({occ[h][0] for h in tw.spaces if h in occ}))
     held = dict(pos.castles)
     asks: list[dict[str, Any]] = []
+    choices: list[dict[str, Any]] = []
     for c in b.castles:
         adj = [0] * n
         farms = [0] * n
@@ -274,6 +277,9 @@ def complete(game: Game, pos: Position) -> Position:
             held.pop(c.id, None)
             asks.append({"kind": "castle", "id": c.id, "hex": c.label, "seats": top,
                          "name": dict(c.name)})
+        else:
+            choices.append({"kind": "castle", "id": c.id, "hex": c.label, "seats": top,
+                            "name": dict(c.name), "chosen": held[c.id]})
     last = dict(pos.district_last)
     for d in b.districts:
         infl = [0] * n
@@ -284,9 +290,13 @@ def complete(game: Game, pos: Position) -> Position:
         if last.get(d.id) not in present:
             last.pop(d.id, None)
         vals = [infl[q] for q in present]
-        if d.id not in last and len(set(vals)) < len(vals):
-            asks.append({"kind": "district", "id": d.id, "seats": present,
-                         "hexes": [b.spaces[h].label for h in d.spaces]})
+        if len(set(vals)) < len(vals):
+            entry = {"kind": "district", "id": d.id, "seats": present,
+                     "hexes": [b.spaces[h].label for h in d.spaces]}
+            if d.id in last:
+                choices.append({**entry, "chosen": last[d.id]})
+            else:
+                asks.append(entry)
     out = replace(pos, cathedrals=tuple((k, v) for k, v in cath.items() if v),
                   tower_visits=tuple((k, v) for k, v in visits.items() if v),
                   castles=tuple(held.items()), district_last=tuple(last.items()))
@@ -298,7 +308,7 @@ def complete(game: Game, pos: Position) -> Position:
                       "depends on the history: choose (C-4, T-3)",
                       f"{what_de}: Sitze {a['seats']} liegen ganz gleichauf; wer sie hält / zuletzt "
                       "legte, hängt vom Verlauf ab: bitte wählen (C-4, T-3)", asks)
-    return out
+    return out, choices
 
 
 def _regions(st: State, lang: str) -> list[dict[str, Any]]:
@@ -371,7 +381,7 @@ def calculate(data: Any, seat: int, lang: str, names: list[str] | None = None) -
         game = Game.create(pos.board, pos.players, pos.variants)
     except (SetupError, MapError) as exc:
         raise PositionError(f"board/variants: {exc}", f"Spielplan/Varianten: {exc}") from exc
-    pos = complete(game, pos)
+    pos, choices = complete(game, pos)
     pos.validate(game)
     if names is None or len(names) != pos.players:
         names = [tr("player", lang, n=q + 1) for q in range(pos.players)]
@@ -381,6 +391,7 @@ def calculate(data: Any, seat: int, lang: str, names: list[str] | None = None) -
     b = st.board
     n = st.n
     out["position"] = pos.to_json()
+    out["choices"] = choices
     out["regions"] = _regions(st, lang)
     out["clusters"] = _clusters(st)
     out["heat"] = {"seat": seat, "cells": heat(game, pos, seat, lang, names)}

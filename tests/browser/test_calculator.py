@@ -117,6 +117,26 @@ def test_calculator(live_server: LiveServer, new_context: Any, tmp_path: Path,
     assert page.url.split("&seat=")[0] == url.split("&seat=")[0]
 
 
+    # A full tie at Dunrobin Castle (1 farm each): only history decides (C-3), so the page asks.
+    settle(page, lambda: page.locator("#clear").click())
+    pick(page, 0, "F")
+    click_hex(page, "J7")
+    pick(page, 1, "E")
+    click_hex(page, "H8")
+    # Entered in this order, the first placer keeps it (C-3); the page shows the choice to change.
+    assert page.locator("#ask-sec").is_visible() and "I8" in page.locator("#ask").inner_text()
+    assert state(page, "S.result.castles.find((c) => c.castle === 'dunrobin').holder") == 0
+    settle(page, lambda: page.select_option("#ask-dunrobin", "1"))
+    assert state(page, "S.result.castles.find((c) => c.castle === 'dunrobin').holder") == 1
+    # A position that does not say: the scores wait for the answer.
+    pos = state(page, "S.pos")
+    pos["castles"] = {}
+    page.locator("#json").fill(json.dumps(pos))
+    settle(page, lambda: page.locator("#import").click())
+    assert state(page, "S.result") is None and state(page, "S.ask[0].id") == "dunrobin"
+    settle(page, lambda: page.select_option("#ask-dunrobin", "0"))
+    assert state(page, "S.result.castles.find((c) => c.castle === 'dunrobin').holder") == 0
+
     # A cut-off fragment: a clear message, the page stays usable on its default board.
     cut = open_page(ctx, url[: len(url) - 40])
     cut.wait_for_function("window.rebirthState.busy === 0")

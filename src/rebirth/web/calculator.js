@@ -303,11 +303,14 @@ function paintAsk(names) {
   const sec = $("ask-sec");
   const box = $("ask");
   box.replaceChildren();
-  sec.hidden = !S.ask;
-  if (!S.ask) return;
-  for (const a of S.ask) {
+  // Unanswered ties (the scores wait for them) or answered ones (shown so they can be changed).
+  const list = S.ask || S.result?.choices || [];
+  sec.hidden = !list.length;
+  $("ask-h").textContent = t(lang, S.ask ? "calc.ask" : "calc.choices");
+  for (const a of list) {
     const label = a.kind === "castle" ? t(lang, "calc.ask_castle", { hex: a.hex }) : t(lang, "calc.ask_district", { hexes: a.hexes.join(" ") });
-    const sel = h("select", { id: `ask-${a.id}` }, h("option", { value: "" }, "—"), ...a.seats.map((q) => h("option", { value: q }, names[q])));
+    const sel = h("select", { id: `ask-${a.id}` }, a.chosen === undefined ? h("option", { value: "" }, "—") : "",
+      ...a.seats.map((q) => h("option", { value: q, selected: q === a.chosen || undefined }, names[q])));
     sel.addEventListener("change", () => {
       if (sel.value === "") return;
       const pos = structuredClone(S.pos);
