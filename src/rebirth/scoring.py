@@ -18,6 +18,7 @@ from rebirth.engine.game import Game, SetupError
 from rebirth.engine.position import (
     Position,
     PositionError,
+    _bare_state,
     _checked_state,
     castle_control,
     end_scoring,
@@ -300,6 +301,7 @@ def complete(game: Game, pos: Position) -> tuple[Position, list[dict[str, Any]]]
     out = replace(pos, cathedrals=tuple((k, v) for k, v in cath.items() if v),
                   tower_visits=tuple((k, v) for k, v in visits.items() if v),
                   castles=tuple(held.items()), district_last=tuple(last.items()))
+    out = _fulfilled(game, out)
     if asks:
         a = asks[0]
         what_en = f"castle {a['id']} ({a['hex']})" if a["kind"] == "castle" else f"district {a['id']}"
@@ -309,6 +311,28 @@ def complete(game: Game, pos: Position) -> tuple[Position, list[dict[str, Any]]]
                       f"{what_de}: Sitze {a['seats']} liegen ganz gleichauf; wer sie hält / zuletzt "
                       "legte, hängt vom Verlauf ab: bitte wählen (C-4, T-3)", asks)
     return out, choices
+
+
+def _fulfilled(game: Game, pos: Position) -> Position:
+    """Ireland: every seat that meets a public mission on display has fulfilled it (I-10); a
+    castle mission listed as fulfilled stays so (castles can be lost again)."""
+    by_id = {c.id: i for i, c in enumerate(game.cards)}
+    if not game.board.is_ireland or not pos.display or any(m not in by_id for m in pos.display):
+        return pos
+    try:
+        st = _bare_state(game, replace(pos, fulfilled=()))
+    except (PositionError, ValueError, KeyError, IndexError):
+        return pos  # validate names what is wrong
+    given = dict(pos.fulfilled)
+    ful = []
+    for mid in pos.display:
+        m = by_id[mid]
+        keep = {q for q in given.get(mid, ()) if isinstance(q, int) and 0 <= q < st.n
+                and st.ccond[m][0] == 1}
+        seats = sorted({q for q in range(st.n) if st._meets(m, q)} | keep)
+        if seats:
+            ful.append((mid, tuple(seats)))
+    return replace(pos, fulfilled=tuple(ful))
 
 
 def _regions(st: State, lang: str) -> list[dict[str, Any]]:
@@ -408,5 +432,10 @@ def calculate(data: Any, seat: int, lang: str, names: list[str] | None = None) -
     full, _ = starting_tiles(n)
     out["supply"] = [{code: sum(1 for x in st.supply[q] if tile_code(x) == code) for code in TILE_CODES}
                      for q in range(n)]
+    cards = {c.id: c for c in game.cards}
+    ful = dict(pos.fulfilled)
+    out["public"] = [{"card": mid, "text": cards[mid].text["de" if lang == "de" else "en"],
+                      "values": list(cards[mid].values),
+                      "fulfilled": list(ful.get(mid, ()))} for mid in pos.display]
     out["supply_full"] = {code: sum(1 for x in full if tile_code(x) == code) for code in TILE_CODES}
     return out

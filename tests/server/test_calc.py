@@ -195,3 +195,20 @@ def test_fuzz_never_500(api: TestClient) -> None:
         if r.status_code == 400:
             assert r.json()["error"]["message"]["en"]
     assert seen == {200, 400}
+
+
+def test_public_missions_fulfilled_follow_the_tiles(api: TestClient) -> None:
+    """Ireland I-10: farms on 2 offshore spaces meet I12, so that seat has fulfilled it; nobody
+    holds 2 castles (I09). The answer lists who has fulfilled each card on display."""
+    game = Game.create("ireland", 3)
+    off = [s.label for s in game.board.spaces if s.offshore and not s.blocker][:2]
+    pos = json.loads(json.dumps(position("ireland", 3, 11, moves=0, secrets=False)))
+    pos["tiles"] = [{"hex": h, "seat": 2, "tile": "F"} for h in off]
+    pos["display"] = ["I12", "I09"]
+    pos["tower_visits"] = {}
+    pos["fulfilled"] = {}
+    r = api.post("/api/score", json={"position": pos})
+    assert r.status_code == 200, r.text
+    got = {p["card"]: p["fulfilled"] for p in r.json()["public"]}
+    assert got == {"I12": [2], "I09": []}
+    assert r.json()["position"]["fulfilled"] == {"I12": [2]}

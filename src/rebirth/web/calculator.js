@@ -287,7 +287,8 @@ function paintPanels(names) {
   h("p", { class: "small" }, t(lang, "calc.castle_help")));
   const lines = [];
   for (const c of R.cathedrals) lines.push(`${c.name} (${c.hex}): ${c.seats.map((q) => SEAT_LETTERS[q]).join(" ") || "–"}`);
-  for (const tw of R.towers) lines.push(`${tw.name} (${tw.hex}): ${tw.seats.map((q) => SEAT_LETTERS[q]).join(" ") || "–"} · ${tw.token ?? ""}`);
+  const tokens = new Map((S.boards[S.pos.board].tokens?.tokens || []).map((k) => [k.id, txt(k.name, lang)]));
+  for (const tw of R.towers) lines.push(`${tw.name} (${tw.hex}): ${tw.seats.map((q) => SEAT_LETTERS[q]).join(" ") || "–"} · ${tokens.get(tw.token) ?? tw.token ?? ""}`);
   if (R.ports.some((x) => x)) lines.push(`${t(lang, "calc.ports")}: ${R.ports.map((x, q) => `${SEAT_LETTERS[q]} ${x}`).join(", ")}`);
   if (R.offshore.some((x) => x)) lines.push(`${t(lang, "calc.offshore")}: ${R.offshore.map((x, q) => `${SEAT_LETTERS[q]} ${x}`).join(", ")}`);
   spots.append(h("ul", { class: "plain" }, ...lines.map((x) => h("li", {}, x))));
@@ -368,6 +369,28 @@ function paintMissions(names) {
         commit(pos).then((ok) => { if (ok === false) cb.checked = !cb.checked; });
       });
       det.append(h("label", { class: "mission-pick" }, cb, ` ${c.id} (${c.points}): ${txt(c.text, lang)}`));
+    }
+    box.append(det);
+  }
+  if (S.pos.board === "ireland") {
+    // I-10: up to 8 public missions on display; who has fulfilled them follows from the tiles.
+    const shown = new Set(S.pos.display || []);
+    const ful = new Map((S.result?.public || []).map((p) => [p.card, p.fulfilled]));
+    const det = h("details", { open: shown.size ? true : undefined }, h("summary", {}, `${t(lang, "calc.display")}: ${shown.size}/8`));
+    for (const c of b.missions?.cards || []) {
+      const cb = h("input", { type: "checkbox", checked: shown.has(c.id) || undefined, "data-display": c.id });
+      cb.addEventListener("change", () => {
+        const pos = structuredClone(S.pos);
+        const set = new Set(pos.display || []);
+        if (cb.checked) set.add(c.id); else set.delete(c.id);
+        if (set.size > 8) { cb.checked = false; showError(t(lang, "calc.err_display")); return; }
+        pos.display = [...set];
+        pos.fulfilled = Object.fromEntries(Object.entries(pos.fulfilled || {}).filter(([k]) => set.has(k)));
+        commit(pos).then((ok) => { if (ok === false) cb.checked = !cb.checked; });
+      });
+      const who = (ful.get(c.id) || []).map((q) => SEAT_LETTERS[q]).join(" ");
+      det.append(h("label", { class: "mission-pick" }, cb, ` ${c.id} (${(c.values || []).join("/")}): ${txt(c.text, lang)}`,
+        who ? h("b", {}, ` ✔ ${who}`) : ""));
     }
     box.append(det);
   }
