@@ -137,6 +137,22 @@ def test_calculator(live_server: LiveServer, new_context: Any, tmp_path: Path,
     settle(page, lambda: page.select_option("#ask-dunrobin", "0"))
     assert state(page, "S.result.castles.find((c) => c.castle === 'dunrobin').holder") == 0
 
+    # Ireland, by clicking: the same numbers as `rebirth score` on the export (E-4 tie on Tara).
+    settle(page, lambda: page.select_option("#board", "ireland"))
+    for seat, tile, hx in [(2, "F", "L10"), (0, "S2", "I11"), (1, "F", "I15"), (0, "S1", "J10")]:
+        pick(page, seat, tile)
+        click_hex(page, hx)
+        assert state(page, "S.error") is None, (hx, state(page, "S.error"))
+    settle(page, lambda: page.select_option("#token-hill_of_tara", "mission1"))
+    page.locator("#export").click()
+    path.write_text(page.locator("#json").input_value(), encoding="utf-8")
+    assert main(["score", str(path), "--json"]) == 0
+    want = json.loads(capsys.readouterr().out)
+    assert want["board"] == "ireland" and want["castles"][3]["holder"] == 1  # Kilkenny, C-1
+    shown = page_numbers(page, 3, want["categories"])
+    assert shown == {"scores": want["scores"], "breakdown": want["breakdown"]}
+    assert state(page, "S.result.winners") == want["winners"]
+
     # A cut-off fragment: a clear message, the page stays usable on its default board.
     cut = open_page(ctx, url[: len(url) - 40])
     cut.wait_for_function("window.rebirthState.busy === 0")

@@ -288,10 +288,22 @@ function paintPanels(names) {
   const lines = [];
   for (const c of R.cathedrals) lines.push(`${c.name} (${c.hex}): ${c.seats.map((q) => SEAT_LETTERS[q]).join(" ") || "–"}`);
   const tokens = new Map((S.boards[S.pos.board].tokens?.tokens || []).map((k) => [k.id, txt(k.name, lang)]));
-  for (const tw of R.towers) lines.push(`${tw.name} (${tw.hex}): ${tw.seats.map((q) => SEAT_LETTERS[q]).join(" ") || "–"} · ${tokens.get(tw.token) ?? tw.token ?? ""}`);
+  const towerRows = R.towers.map((tw) => {
+    // S-8: each tower holds one token; choosing one already used elsewhere swaps the two.
+    const sel = h("select", { id: `token-${tw.id}`, "aria-label": `${tw.name}: ${t(lang, "calc.token")}` },
+      ...[...tokens].map(([id, name]) => h("option", { value: id, selected: id === tw.token || undefined }, name)));
+    sel.addEventListener("change", () => {
+      const pos = structuredClone(S.pos);
+      const other = Object.keys(pos.tower_tokens).find((k) => pos.tower_tokens[k] === sel.value);
+      if (other) pos.tower_tokens[other] = pos.tower_tokens[tw.id];
+      pos.tower_tokens[tw.id] = sel.value;
+      commit(pos);
+    });
+    return h("li", {}, `${tw.name} (${tw.hex}): ${tw.seats.map((q) => SEAT_LETTERS[q]).join(" ") || "–"} · `, sel);
+  });
   if (R.ports.some((x) => x)) lines.push(`${t(lang, "calc.ports")}: ${R.ports.map((x, q) => `${SEAT_LETTERS[q]} ${x}`).join(", ")}`);
   if (R.offshore.some((x) => x)) lines.push(`${t(lang, "calc.offshore")}: ${R.offshore.map((x, q) => `${SEAT_LETTERS[q]} ${x}`).join(", ")}`);
-  spots.append(h("ul", { class: "plain" }, ...lines.map((x) => h("li", {}, x))));
+  spots.append(h("ul", { class: "plain" }, ...lines.map((x) => h("li", {}, x)), ...towerRows));
   if (S.overlay === "heat") {
     const tile = $("heat-tile")?.value || S.tile;
     const cells = R.heat.cells.filter((c) => c.tile === tile).sort((a, b) => b.points[R.heat.seat] - a.points[R.heat.seat]).slice(0, 8);
