@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from rebirth.server import lobby, play, static
+from rebirth.server.calc import router as calc_router
 from rebirth.server.hub import ERRORS, GameFactory, LobbyError, Registry, SeedFactory, log
 from rebirth.server.settings import Settings
 from rebirth.server.store import Store
@@ -81,6 +82,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
 
     app.include_router(lobby.router)
     app.include_router(play.router)
+    app.include_router(calc_router)
     app.include_router(static.router)
     app.mount("/static", static.static_files(settings), name="static")
     return app

@@ -1,0 +1,441 @@
+"""How a position scores "if the game ended now": shared by ``rebirth score`` and ``POST /api/score``.
+
+FILE is a game record (normal or table game, scored at its last position: a finished
+game gives its final result, the same as ``rebirth replay --json``) or a ``Position``
+JSON (docs/positions.md). Everything is computed by the engine: the record's state or
+:mod:`rebirth.engine.position` (end scoring E-2, T-7, C-5, missions K-2/I-9, winners
+E-3/E-4, castle control C-1…C-4, settlement standings T-1…T-7).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from rebirth.engine.board import MapError, load_board
+from rebirth.engine.events import Event
+from rebirth.engine.game import Game, SetupError
+from rebirth.engine.position import (
+    Position,
+    PositionError,
+    _bare_state,
+    _checked_state,
+    castle_control,
+    end_scoring,
+    settlement_standings,
+)
+from rebirth.engine.records import RecordError, replay
+from rebirth.engine.state import State, uf_find
+from rebirth.engine.table import TableState
+from rebirth.engine.tiles import TILE_CODES, starting_tiles, tile_code
+
+_T: dict[str, tuple[str, str]] = {
+    "player": ("Player {n}", "Spieler {n}"),
+    "head_final": ("Final scoring (the game is over)", "Schlusswertung (die Partie ist vorbei)"),
+    "head_now": ('If the game ended now (E-2)', "Wenn die Partie jetzt endete (E-2)"),
+    "running": ("so far", "bisher"),
+    "end": ("end", "Ende"),
+    "total": ("total", "Summe"),
+    "winner": ("Winner", "Sieger"),
+    "winners": ("Shared win", "Geteilter Sieg"),
+    "tb_none": ("{score} points, no tie", "{score} Punkte, kein Gleichstand"),
+    "tb_castle": ("tie on {score} points ({tied}): {holder} holds {castle} ({rule})",
+                  "Gleichstand mit {score} Punkten ({tied}): {holder} hält {castle} ({rule})"),
+    "tb_castle_literal": ("tie on {score} points ({tied}): {holder} holds {castle} and wins "
+                          "(variant stirling_literal, E-3)",
+                          "Gleichstand mit {score} Punkten ({tied}): {holder} hält {castle} und "
+                          "gewinnt (Variante stirling_literal, E-3)"),
+    "tb_tower": ("tie on {score} points ({tied}): most occupied spaces next to {tower}: {counts} "
+                 "(E-4)",
+                 "Gleichstand mit {score} Punkten ({tied}): die meisten besetzten Felder an "
+                 "{tower}: {counts} (E-4)"),
+    "tb_shared": ("tie on {score} points ({tied}): no tiebreak decides, the win is shared ({rule})",
+                  "Gleichstand mit {score} Punkten ({tied}): kein Stichentscheid, der Sieg wird "
+                  "geteilt ({rule})"),
+    "castles": ("Castles (C-1…C-5): holder, tiles next to it, farms among them",
+                "Burgen (C-1…C-5): Halter, Plättchen daneben, davon Farmen"),
+    "nobody": ("nobody", "niemand"),
+    "settlements": ("Settlement districts (T-1…T-7): influence in rank order",
+                    "Siedlungsgebiete (T-1…T-7): Einfluss in Rangfolge"),
+    "complete": ("complete, paid", "vollständig, gezahlt"),
+    "incomplete": ("incomplete, would pay (T-7)", "unvollständig, würde zahlen (T-7)"),
+    "last": ("last placer", "zuletzt gelegt"),
+    "end_events": ("End scoring, rule by rule", "Schlusswertung, Regel für Regel"),
+    "missions_unknown": (
+        "Secret missions are not scored: the position does not hold the players' cards.",
+        "Geheime Missionen werden nicht gewertet: die Stellung enthält die Karten der Spieler nicht."),
+    "bad_file": ("error: cannot read {path}: {msg}", "Fehler: {path} kann nicht gelesen werden: {msg}"),
+    "bad_kind": ("error: {path}: neither a game record nor a position (its 'format' is {fmt!r})",
+                 "Fehler: {path}: weder eine Partie noch eine Stellung ('format' ist {fmt!r})"),
+    "error": ("error: {path}: {msg}", "Fehler: {path}: {msg}"),
+}
+
+
+def tr(key: str, lang: str, **kw: Any) -> str:
+    en, de = _T[key]
+    return (de if lang == "de" else en).format(**kw)
+
+
+@dataclass
+class Scored:
+    """What ``score`` shows, however the file came in."""
+
+    game: Game
+    names: list[str]
+    finished: bool
+    running: tuple[tuple[int, ...], list[dict[str, int]]] | None
+    scores: list[int]
+    breakdown: list[dict[str, int]]
+    winners: list[int]
+    events: list[Event]
+    missions_scored: bool
+    position: Position
+    board_state: State
+
+
+def _board_state(state: State) -> State:
+    """The board of ``state`` as a not-finished state (for standings and tiebreak counts)."""
+    if not state.done:
+        return state
+    c = state.clone()
+    c.done = False  # the tables (occupancy, holders, influence) are the same; scores are not read
+    return c
+
+
+def _position_of(state: State) -> Position:
+    if isinstance(state, TableState):
+        return state.position()
+    return Position.from_state(state, secrets=True)
+
+
+def from_record(record: Any, board_file: str | None) -> Scored:
+    """Score a record at its last position (RecordError / PositionError on bad input)."""
+    board = load_board(board_file) if board_file else None
+    state = replay(record, board=board)
+    names = [str(p.get("name", f"Player {i + 1}")) if isinstance(p, dict) else f"Player {i + 1}"
+             for i, p in enumerate(record["players"])]
+    if state.is_chance_node():
+        raise RecordError("record: it ends at a pending outcome; enter it first")
+    if state.done:
+        return Scored(state.game, names, True, None, state.score[:],
+                      [state.breakdown(q) for q in range(state.n)], state.winners,
+                      list(state.final_events), True, _position_of(_board_state(state)),
+                      _board_state(state))
+    pos = _position_of(state)
+    return _from_position(state.game, pos, names, state)
+
+
+def _from_position(game: Game, pos: Position, names: list[str], state: State | None) -> Scored:
+    end = end_scoring(game, pos)
+    running = (pos.scores, [dict(b) for b in pos.breakdown])
+    st = state if state is not None else pos.to_state(game)
+    return Scored(game, names, False, running, list(end.scores), list(end.breakdown),
+                  list(end.winners), list(end.events), end.missions_scored, pos, st)
+
+
+def from_position_json(data: Any, lang: str) -> Scored:
+    """Score a Position JSON (PositionError naming the bad field or hex)."""
+    pos = Position.from_json(data)
+    try:
+        game = Game.create(pos.board, pos.players, pos.variants)
+    except (SetupError, MapError) as exc:
+        raise PositionError(f"board/variants: {exc}", f"Spielplan/Varianten: {exc}") from exc
+    pos.validate(game)
+    names = [tr("player", lang, n=q + 1) for q in range(pos.players)]
+    return _from_position(game, pos, names, None)
+
+
+def tiebreak(sc: Scored, lang: str) -> dict[str, Any]:
+    """Which rule decides the winner (E-3 / E-4), with the counts it used."""
+    st = sc.board_state
+    b = st.board
+    best = max(sc.scores)
+    tied = [q for q in range(st.n) if sc.scores[q] == best]
+    rule = "E-4" if b.is_ireland else "E-3"
+    names = sc.names
+    tied_txt = ", ".join(names[q] for q in tied)
+    if len(tied) == 1:
+        return {"tied": tied, "rule": None, "by": "score",
+                "text": tr("tb_none", lang, score=best)}
+    for kind, ix in b.tiebreak:
+        if kind == "castle":
+            hol = st.holder[ix]
+            c = b.castles[ix]
+            cname = c.name.get(lang, c.name["en"])
+            if hol >= 0 and sc.winners == [hol]:
+                key = "tb_castle" if hol in tied else "tb_castle_literal"
+                return {"tied": tied, "rule": rule, "by": f"castle:{c.id}", "holder": hol,
+                        "text": tr(key, lang, score=best, tied=tied_txt, holder=names[hol],
+                                   castle=cname, rule=rule)}
+        else:
+            tw = b.towers[ix]
+            counts = {q: st.tara_count(ix, q) for q in tied}
+            top = max(counts.values())
+            tied_now = [q for q in tied if counts[q] == top]
+            if len(tied_now) == 1:
+                ctext = ", ".join(f"{names[q]} {counts[q]}" for q in tied)
+                return {"tied": tied, "rule": rule, "by": f"tower:{tw.id}", "counts": counts,
+                        "text": tr("tb_tower", lang, score=best, tied=tied_txt,
+                                   tower=tw.name.get(lang, tw.name["en"]), counts=ctext)}
+            tied = tied_now
+    return {"tied": tied, "rule": rule, "by": "shared",
+            "text": tr("tb_shared", lang, score=best, tied=tied_txt, rule=rule)}
+
+
+def to_json(sc: Scored, lang: str) -> dict[str, Any]:
+    """The JSON ``score --json`` prints; ``scores``/``breakdown``/``winners`` are the result."""
+    game = sc.game
+    castles = [{"castle": c.castle, "hex": c.hex, "holder": c.holder, "adjacent": list(c.adjacent),
+                "farms": list(c.farms)} for c in castle_control(game, sc.position)]
+    districts = [{"district": d.district, "hexes": list(d.hexes), "complete": d.complete,
+                  "influence": list(d.influence), "order": list(d.order),
+                  "last_placer": d.last_placer, "tied": d.tied, "points": list(d.points),
+                  # A tie is decided by the last placer: at completion (T-4), or at the end (T-7).
+                  "tie_rule": "T-4" if d.complete else "T-7", "last_matters": d.tied}
+                 for d in settlement_standings(game, sc.position)]
+    missions = [{"seat": e.seat, "card": e.data.get("mission"), "fulfilled": e.data.get("fulfilled"),
+                 "points": e.points, "rule": e.rule,
+                 "text": e.render(lang, sc.names, seat=e.seat)}
+                for e in sc.events if e.kind == "mission"]
+    return {
+        "board": game.board.id,
+        "players": game.players,
+        "variants": sorted(game.variants),
+        "names": sc.names,
+        "finished": sc.finished,
+        "categories": list(sc.board_state.categories),
+        "running": None if sc.running is None else {"scores": list(sc.running[0]),
+                                                    "breakdown": sc.running[1]},
+        "scores": sc.scores,
+        "breakdown": sc.breakdown,
+        "winners": sc.winners,
+        "tiebreak": tiebreak(sc, lang),
+        "missions_scored": sc.missions_scored,
+        "missions": missions,
+        "end_scoring": [{"rule": e.rule, "seat": e.seat, "points": e.points, "key": e.key,
+                         "text": e.render(lang, sc.names, seat=e.seat)} for e in sc.events],
+        "castles": castles,
+        "settlements": districts,
+    }
+
+
+# ------------------------------------------------------------- the calculator page
+
+
+class CalcAsk(PositionError):
+    """A position the board cannot decide alone: the page must ask (castle or district tie)."""
+
+    def __init__(self, en: str, de: str, asks: list[dict[str, Any]]) -> None:
+        super().__init__(en, de)
+        self.asks = asks
+
+
+def _tile_seats(game: Game, pos: Position) -> dict[int, tuple[int, str]]:
+    """Space index → (seat, tile code) of the seats' tiles (unknown hexes are left to validate)."""
+    b = game.board
+    out: dict[int, tuple[int, str]] = {}
+    for t in pos.tiles:
+        h = b.by_label.get(t.hex.strip().upper())
+        if h is not None and t.seat is not None and t.tile is not None and 0 <= t.seat < game.players:
+            out[h] = (t.seat, t.tile)
+    return out
+
+
+def complete(game: Game, pos: Position) -> tuple[Position, list[dict[str, Any]]]:
+    """Fill in what the tiles decide and the page does not ask for: cathedral pieces and tower
+    visits (exactly the seats next to them, K-1/I-6), the holder of a castle whose majority or
+    farm tiebreak decides it (C-1…C-3), and the public missions met (I-10). A full tie at a castle
+    or on influence in a district depends on history: :class:`CalcAsk` names it and the seats
+    when the position does not say; when it does, the tie is returned as a choice the page
+    shows (``kind``, ``id``, ``seats``, ``chosen``), so that the user can correct it."""
+    b = game.board
+    n = game.players
+    occ = _tile_seats(game, pos)
+    cath = dict(pos.cathedrals)
+    for c in b.cathedrals:
+        cath[c.id] = tuple(sorted({occ[h][0] for h in c.spaces if h in occ}))
+    visits = dict(pos.tower_visits)
+    for tw in b.towers:
+        visits[tw.id] = tuple(sorted({occ[h][0] for h in tw.spaces if h in occ}))
+    held = dict(pos.castles)
+    asks: list[dict[str, Any]] = []
+    choices: list[dict[str, Any]] = []
+    for c in b.castles:
+        adj = [0] * n
+        farms = [0] * n
+        for h in c.spaces:
+            if h in occ:
+                q, code = occ[h]
+                adj[q] += 1
+                farms[q] += code in ("E", "F")
+        best = max((adj[q], farms[q]) for q in range(n))
+        top = [q for q in range(n) if adj[q] and (adj[q], farms[q]) == best]
+        if not top:
+            held.pop(c.id, None)
+        elif len(top) == 1:
+            held[c.id] = top[0]
+        elif held.get(c.id) not in top:
+            held.pop(c.id, None)
+            asks.append({"kind": "castle", "id": c.id, "hex": c.label, "seats": top,
+                         "name": dict(c.name)})
+        else:
+            choices.append({"kind": "castle", "id": c.id, "hex": c.label, "seats": top,
+                            "name": dict(c.name), "chosen": held[c.id]})
+    last = dict(pos.district_last)
+    for d in b.districts:
+        infl = [0] * n
+        for h in d.spaces:
+            if h in occ and occ[h][1].startswith("S"):
+                infl[occ[h][0]] += int(occ[h][1][1:])
+        present = [q for q in range(n) if infl[q]]
+        if last.get(d.id) not in present:
+            last.pop(d.id, None)
+        vals = [infl[q] for q in present]
+        if len(set(vals)) < len(vals):
+            entry = {"kind": "district", "id": d.id, "seats": present,
+                     "hexes": [b.spaces[h].label for h in d.spaces]}
+            if d.id in last:
+                choices.append({**entry, "chosen": last[d.id]})
+            else:
+                asks.append(entry)
+    out = replace(pos, cathedrals=tuple((k, v) for k, v in cath.items() if v),
+                  tower_visits=tuple((k, v) for k, v in visits.items() if v),
+                  castles=tuple(held.items()), district_last=tuple(last.items()))
+    out = _fulfilled(game, out)
+    if asks:
+        a = asks[0]
+        what_en = f"castle {a['id']} ({a['hex']})" if a["kind"] == "castle" else f"district {a['id']}"
+        what_de = f"Burg {a['id']} ({a['hex']})" if a["kind"] == "castle" else f"Gebiet {a['id']}"
+        raise CalcAsk(f"{what_en}: seats {a['seats']} are fully tied; who holds it / placed last "
+                      "depends on the history: choose (C-4, T-3)",
+                      f"{what_de}: Sitze {a['seats']} liegen ganz gleichauf; wer sie hält / zuletzt "
+                      "legte, hängt vom Verlauf ab: bitte wählen (C-4, T-3)", asks)
+    return out, choices
+
+
+def _fulfilled(game: Game, pos: Position) -> Position:
+    """Ireland: every seat that meets a public mission on display has fulfilled it (I-10); a
+    castle mission listed as fulfilled stays so (castles can be lost again)."""
+    by_id = {c.id: i for i, c in enumerate(game.cards)}
+    if not game.board.is_ireland or not pos.display or any(m not in by_id for m in pos.display):
+        return pos
+    try:
+        st = _bare_state(game, replace(pos, fulfilled=()))
+    except (PositionError, ValueError, KeyError, IndexError):
+        return pos  # validate names what is wrong
+    given = dict(pos.fulfilled)
+    ful = []
+    for mid in pos.display:
+        m = by_id[mid]
+        keep = {q for q in given.get(mid, ()) if isinstance(q, int) and 0 <= q < st.n
+                and st.ccond[m][0] == 1}
+        seats = sorted({q for q in range(st.n) if st._meets(m, q)} | keep)
+        if seats:
+            ful.append((mid, tuple(seats)))
+    return replace(pos, fulfilled=tuple(ful))
+
+
+def _regions(st: State, lang: str) -> list[dict[str, Any]]:
+    b = st.board
+    n = st.n
+    out = []
+    for r in b.regions:
+        spaces = [s for s in b.spaces if s.region == r.index]
+        out.append({"region": r.id, "name": r.name.get(lang, r.name["en"]), "spaces": len(spaces),
+                    "free": sum(1 for s in spaces if st.occ[s.index] == -1),
+                    "tiles": [st.rcount[r.index * n + q] for q in range(n)],
+                    "hexes": [s.label for s in spaces]})
+    return out
+
+
+def _clusters(st: State) -> list[dict[str, Any]]:
+    """Farm clusters: connected tiles of one seat and one farm kind (E or F)."""
+    b = st.board
+    groups: dict[int, list[int]] = {}
+    for s in b.spaces:
+        q = st.occ[s.index]
+        if 0 <= q < st.n and st.tile[s.index] < 2:
+            groups.setdefault(uf_find(st.uf_parent, s.index), []).append(s.index)
+    rows = sorted(groups.values(), key=lambda hs: (-len(hs), st.occ[hs[0]], hs))
+    return [{"seat": st.occ[hs[0]], "tile": tile_code(st.tile[hs[0]]), "size": len(hs),
+             "hexes": sorted(b.spaces[h].label for h in hs)} for hs in rows]
+
+
+def heat(game: Game, pos: Position, seat: int, lang: str, names: list[str]) -> list[dict[str, Any]]:
+    """What the next tile of each kind the seat still has would score on every free hex (P-5).
+
+    The same steps as :func:`rebirth.engine.position.preview`, on clones of one validated state
+    (the position is checked once per request, not once per hex); illegal pairs are skipped."""
+    base = _checked_state(game, pos)
+    if not 0 <= seat < base.n:
+        raise PositionError(f"'seat': {seat!r} is not a seat of 0..{base.n - 1}",
+                            f"'seat': {seat!r} ist kein Sitz von 0..{base.n - 1}")
+    b = base.board
+    have = sorted(set(base.supply[seat]))
+    out = []
+    for s in b.spaces:
+        if base.occ[s.index] != -1:
+            continue
+        for t in have:
+            st = base.clone()
+            st.cur = seat
+            st.hand[seat] = t
+            if s.index not in st.legal_action_ids():
+                continue
+            before = st.score[:]
+            st.hand[seat] = -1
+            st._events = []
+            st._place(seat, s.index, t)
+            events = [e.for_seat(None) for e in st._events]
+            out.append({"hex": s.label, "tile": tile_code(t),
+                        "points": [st.score[q] - before[q] for q in range(base.n)],
+                        "extra_tiles": st.pending_extra, "x2_markers": st.pending_double,
+                        "why": [f"[{e.rule}] {e.render(lang, names)}" if e.rule else e.render(lang, names)
+                                for e in events]})
+    return out
+
+
+def calculate(data: Any, seat: int, lang: str, names: list[str] | None = None) -> dict[str, Any]:
+    """Everything the calculator page shows for a (possibly incomplete) Position JSON;
+    ``names`` (one per seat) name the seats in the explanations ("Player n" if not given).
+
+    Raises PositionError (CalcAsk where the page must ask) naming the field or hex."""
+    pos = Position.from_json(data)
+    try:
+        game = Game.create(pos.board, pos.players, pos.variants)
+    except (SetupError, MapError) as exc:
+        raise PositionError(f"board/variants: {exc}", f"Spielplan/Varianten: {exc}") from exc
+    pos, choices = complete(game, pos)
+    pos.validate(game)
+    if names is None or len(names) != pos.players:
+        names = [tr("player", lang, n=q + 1) for q in range(pos.players)]
+    sc = _from_position(game, pos, names, None)
+    out = to_json(sc, lang)
+    st = sc.board_state
+    b = st.board
+    n = st.n
+    out["position"] = pos.to_json()
+    out["choices"] = choices
+    out["regions"] = _regions(st, lang)
+    out["clusters"] = _clusters(st)
+    out["heat"] = {"seat": seat, "cells": heat(game, pos, seat, lang, names)}
+    out["cathedrals"] = [{"id": c.id, "hex": c.label, "name": c.name.get(lang, c.name["en"]),
+                          "seats": [q for q in range(n) if st.cath[c.index] >> q & 1]}
+                         for c in b.cathedrals]
+    tok = dict(pos.tower_tokens)
+    out["towers"] = [{"id": t.id, "hex": t.label, "name": t.name.get(lang, t.name["en"]),
+                      "token": tok.get(t.id),
+                      "seats": [q for q in range(n) if st.tmask[t.index] >> q & 1],
+                      "next_to": [st.tara_count(t.index, q) for q in range(n)]} for t in b.towers]
+    out["ports"] = [sum(1 for s in b.spaces if s.port and st.occ[s.index] == q) for q in range(n)]
+    out["offshore"] = [st.nfarm_off[q] for q in range(n)]
+    full, _ = starting_tiles(n)
+    out["supply"] = [{code: sum(1 for x in st.supply[q] if tile_code(x) == code) for code in TILE_CODES}
+                     for q in range(n)]
+    cards = {c.id: c for c in game.cards}
+    ful = dict(pos.fulfilled)
+    out["public"] = [{"card": mid, "text": cards[mid].text["de" if lang == "de" else "en"],
+                      "values": list(cards[mid].values),
+                      "fulfilled": list(ful.get(mid, ()))} for mid in pos.display]
+    out["supply_full"] = {code: sum(1 for x in full if tile_code(x) == code) for code in TILE_CODES}
+    return out

@@ -1,0 +1,214 @@
+"""``POST /api/score`` and ``GET /calculator`` (the score calculator, issue 9): the answer for a
+valid position equals ``rebirth score --json`` on the same Position (E-2, E-3/E-4, T-1…T-7,
+C-1…C-5, K-2/I-9); a broken hex or malformed JSON gives a clear 400 in English and German; no
+mutated position gives a 500."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from rebirth.cli.main import main
+from rebirth.engine.game import Game
+from rebirth.engine.position import Position, preview
+from rebirth.match import Match
+from server.kit import client
+
+CASES = [("scotland", 3, 5), ("ireland", 4, 6), ("scotland", 2, 7), ("ireland", 2, 8)]
+
+
+@cache
+def position(board: str, n: int, seed: int, moves: int = 30, secrets: bool = True) -> dict[str, Any]:
+    """A mid-game Position JSON from a bot game (secret cards included)."""
+    m = Match.start(Game.create(board, n), ["greedy"] * n, seed)
+    for _ in range(moves):
+        m.step_bot()
+    if m.state.is_chance_node():
+        m.step_bot()
+    return Position.from_state(m.state, secrets=secrets).to_json()
+
+
+@pytest.fixture(scope="module")
+def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    tmp = tmp_path_factory.mktemp("calc")
+    web = Path(__file__).resolve().parents[2] / "src" / "rebirth" / "web"
+    with client(tmp, web_dir=str(web)) as c:
+        yield c
+
+
+def cli_json(tmp_path: Path, capsys: pytest.CaptureFixture[str], data: dict[str, Any]) -> dict[str, Any]:
+    p = tmp_path / "pos.json"
+    p.write_text(json.dumps(data), encoding="utf-8")
+    assert main(["score", str(p), "--json"]) == 0
+    out: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return out
+
+
+@pytest.mark.parametrize(("board", "n", "seed"), CASES)
+def test_equals_rebirth_score(api: TestClient, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                              board: str, n: int, seed: int) -> None:
+    """Every figure ``rebirth score --json`` prints, the endpoint answers the same (one code path)."""
+    pos = position(board, n, seed)
+    r = api.post("/api/score", json={"position": pos, "seat": 1, "lang": "en"})
+    assert r.status_code == 200, r.text
+    got = r.json()
+    want = cli_json(tmp_path, capsys, pos)
+    for key, value in want.items():
+        assert got[key] == value, key
+    assert got["missions_scored"] is True and got["position"] == pos
+    # Regions count every tile of a seat once (what the region missions count).
+    tiles_of = [sum(1 for t in pos["tiles"] if t.get("seat") == q) for q in range(n)]
+    assert [sum(r["tiles"][q] for r in got["regions"]) for q in range(n)] == tiles_of
+    # Farm clusters cover every farm tile exactly once.
+    farms = sorted(t["hex"] for t in pos["tiles"] if t.get("tile") in ("E", "F"))
+    assert sorted(h for c in got["clusters"] for h in c["hexes"]) == farms
+    assert all(c["size"] == len(c["hexes"]) for c in got["clusters"])
+
+
+@pytest.mark.parametrize(("board", "n", "seed"), CASES[:2])
+def test_heat_map_equals_preview(api: TestClient, board: str, n: int, seed: int) -> None:
+    """The heat map is P-5 as ``position.preview`` computes it, for a sample of its cells."""
+    pos = position(board, n, seed)
+    got = api.post("/api/score", json={"position": pos, "seat": 0}).json()
+    cells = got["heat"]["cells"]
+    assert cells and got["heat"]["seat"] == 0
+    game = Game.create(board, n)
+    p = Position.from_json(pos)
+    rng = random.Random(seed)
+    for c in rng.sample(cells, 12):
+        pv = preview(game, p, 0, c["tile"], c["hex"])
+        assert list(pv.points) == c["points"], c
+        assert (pv.extra_tiles, pv.x2_markers) == (c["extra_tiles"], c["x2_markers"])
+    occupied = {t["hex"] for t in pos["tiles"]}
+    assert not occupied & {c["hex"] for c in cells}
+
+
+def test_page_is_served(api: TestClient) -> None:
+    r = api.get("/calculator")
+    assert r.status_code == 200 and 'src="/static/calculator.js"' in r.text
+
+
+def test_completion_fills_what_the_board_decides(api: TestClient) -> None:
+    """Cathedral pieces (K-1) and a castle's majority holder (C-2) come from the tiles alone."""
+    pos = {"format": "rebirth-position", "version": 1, "board": "scotland", "players": 3,
+           "tiles": [{"hex": "M2", "seat": 0, "tile": "S3"}, {"hex": "J8", "seat": 1, "tile": "F"}]}
+    got = api.post("/api/score", json={"position": pos}).json()
+    assert got["position"]["cathedrals"] == {"st_magnus": [0]}
+    assert got["position"]["castles"] == {"dunrobin": 1}
+
+
+def test_full_castle_tie_asks(api: TestClient) -> None:
+    """Two seats with one food farm each next to Dunrobin: only history decides (C-4): ask."""
+    pos = {"format": "rebirth-position", "version": 1, "board": "scotland", "players": 3,
+           "tiles": [{"hex": "J8", "seat": 0, "tile": "F"}, {"hex": "I9", "seat": 1, "tile": "F"}]}
+    r = api.post("/api/score", json={"position": pos})
+    err = r.json()["error"]
+    assert r.status_code == 400 and err["code"] == "ask"
+    assert err["ask"][0]["kind"] == "castle" and err["ask"][0]["seats"] == [0, 1]
+    pos["castles"] = {"dunrobin": 1}
+    r = api.post("/api/score", json={"position": pos})
+    assert r.status_code == 200 and r.json()["castles"][0]["holder"] == 1
+
+
+@pytest.mark.parametrize(("tiles", "words"), [
+    ([{"hex": "C7", "seat": 0, "tile": "F"}], ["C7", "P-3"]),               # a farm on a settlement space
+    ([{"hex": "J8", "seat": 0, "tile": "S1"}], ["J8", "P-4"]),              # a settlement on a farm space
+    ([{"hex": "I8", "seat": 0, "tile": "E"}], ["I8", "Dunrobin"]),          # a tile on a castle
+    ([{"hex": "Z99", "seat": 0, "tile": "E"}], ["Z99"]),                    # no such hex
+    ([{"hex": "J8", "seat": 7, "tile": "E"}], ["J8"]),                      # no such seat
+])
+def test_bad_hex_is_a_clear_400(api: TestClient, tiles: list[dict[str, Any]], words: list[str]) -> None:
+    pos = {"format": "rebirth-position", "version": 1, "board": "scotland", "players": 3, "tiles": tiles}
+    r = api.post("/api/score", json={"position": pos})
+    assert r.status_code == 400, r.text
+    msg = r.json()["error"]["message"]
+    assert msg["en"] != msg["de"] and all(w in msg["en"] and w in msg["de"] for w in words), msg
+
+
+def test_thirteenth_energy_tile_is_refused(api: TestClient) -> None:
+    """S-1: a colour owns 12 energy tiles; the 13th is refused naming the count."""
+    game = Game.create("scotland", 3)
+    free = [s.label for s in game.board.spaces if s.kind == 0 and not s.blocker][:13]
+    pos: dict[str, Any] = {"format": "rebirth-position", "version": 1, "board": "scotland", "players": 3,
+           "tiles": [{"hex": h, "seat": 0, "tile": "E"} for h in free]}
+    r = api.post("/api/score", json={"position": pos})
+    assert r.status_code == 400 and "S-1" in r.json()["error"]["message"]["en"], r.text
+    pos["tiles"] = pos["tiles"][:12]
+    r = api.post("/api/score", json={"position": pos})
+    assert r.status_code == 200, r.text
+
+
+@pytest.mark.parametrize("body", [
+    b"{", b"[]", b'{"seat": 0}', b'{"position": 3}', b'{"position": {}, "seat": 9}',
+    b'{"position": {"format": "rebirth-position"}}', '{"position": "\u00e9"}'.encode()])
+def test_malformed_is_a_clear_400(api: TestClient, body: bytes) -> None:
+    r = api.post("/api/score", content=body, headers={"Content-Type": "application/json"})
+    assert r.status_code == 400, r.text
+    msg = r.json()["error"]["message"]
+    assert msg["en"] and msg["de"]
+
+
+def _mutate(pos: dict[str, Any], rng: random.Random) -> Any:
+    p = copy.deepcopy(pos)
+    junk: list[Any] = [None, -1, 0, 5, 2**70, "", "ZZ", "C7", [], {}, True, 1.5, "S9", {"x": 1}]
+    what = rng.randrange(9)
+    if what == 0 and p["tiles"]:
+        t = rng.choice(p["tiles"])
+        t[rng.choice(["hex", "seat", "tile", "neutral", "x"])] = rng.choice(junk)
+    elif what == 1 and p["tiles"]:
+        p["tiles"].append(copy.deepcopy(rng.choice(p["tiles"])))
+    elif what == 2:
+        p[rng.choice(list(p))] = rng.choice(junk)
+    elif what == 3:
+        p["castles"] = {rng.choice(["dunrobin", "blarney", "x"]): rng.choice(junk)}
+    elif what == 4 and p["tiles"]:
+        del p["tiles"][rng.randrange(len(p["tiles"]))]
+    elif what == 5:
+        p["players"] = rng.choice([1, 2, 3, 4, 5])
+    elif what == 6:
+        p["board"] = rng.choice(["scotland", "ireland", "mars", "../x"])
+    elif what == 7:
+        p.pop(rng.choice(list(p)))
+    else:
+        p["secrets"] = rng.choice([None, [], [["S01"]] * p.get("players", 2), [["nope"]], 3])
+    return p
+
+
+def test_fuzz_never_500(api: TestClient) -> None:
+    """A few hundred mutated positions: each gets a 200 or a 400 with a message, never a 500."""
+    rng = random.Random(99)
+    bases = [position(*c) for c in CASES]
+    seen = set()
+    for i in range(300):
+        p = _mutate(rng.choice(bases), rng)
+        r = api.post("/api/score", json={"position": p, "seat": rng.randrange(4)})
+        assert r.status_code in (200, 400), (i, r.status_code, r.text[:300], p)
+        seen.add(r.status_code)
+        if r.status_code == 400:
+            assert r.json()["error"]["message"]["en"]
+    assert seen == {200, 400}
+
+
+def test_public_missions_fulfilled_follow_the_tiles(api: TestClient) -> None:
+    """Ireland I-10: farms on 2 offshore spaces meet I12, so that seat has fulfilled it; nobody
+    holds 2 castles (I09). The answer lists who has fulfilled each card on display."""
+    game = Game.create("ireland", 3)
+    off = [s.label for s in game.board.spaces if s.offshore and not s.blocker][:2]
+    pos = json.loads(json.dumps(position("ireland", 3, 11, moves=0, secrets=False)))
+    pos["tiles"] = [{"hex": h, "seat": 2, "tile": "F"} for h in off]
+    pos["display"] = ["I12", "I09"]
+    pos["tower_visits"] = {}
+    pos["fulfilled"] = {}
+    r = api.post("/api/score", json={"position": pos})
+    assert r.status_code == 200, r.text
+    got = {p["card"]: p["fulfilled"] for p in r.json()["public"]}
+    assert got == {"I12": [2], "I09": []}
+    assert r.json()["position"]["fulfilled"] == {"I12": [2]}
