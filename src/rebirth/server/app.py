@@ -82,5 +82,6 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     app.include_router(lobby.router)
     app.include_router(play.router)
     app.include_router(static.router)
+    app.include_router(__import__("rebirth.server.table", fromlist=["router"]).router)
     app.mount("/static", static.static_files(settings), name="static")
     return app
