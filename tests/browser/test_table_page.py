@@ -162,7 +162,8 @@ def check_end(page: Page, live: LiveServer, rec: dict[str, Any], tmp: Path) -> N
         row = page.locator(f"#end tr[data-cat='{c}'] td").all_inner_texts()
         assert [int(x) for x in row] == [want["breakdown"][q][c] for q in range(2)], c
     assert [int(x) for x in page.locator(".final-score").all_inner_texts()] == want["scores"]
-    assert page.locator(".winner").inner_text().startswith("Winner:" if len(want["winners"]) == 1 else "Shared")
+    lead = "Winner:" if len(want["winners"]) == 1 else "Shared"
+    assert page.locator(".winner").inner_text().startswith(lead)
     gid = page.evaluate("window.tableState.id")
     tok = page.evaluate("window.tableState.token")
     exported = httpx.get(f"{live.url}/api/tables/{gid}/record", headers={"Authorization": f"Bearer {tok}"},

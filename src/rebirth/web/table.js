@@ -346,6 +346,15 @@ function renderScores() {
   }));
 }
 
+function renderScorebar() {
+  // On a phone the scores list is below the board: a compact strip keeps them in sight.
+  const d = S.data;
+  $("scorebar").replaceChildren(...Array.from({ length: d.players }, (_, q) => h("span",
+    { class: `t-chip${!d.over && d.seat === q ? " current" : ""}` },
+    h("span", { class: "swatch small", style: `background:${SEAT_COLOURS[q]}` }, SEAT_LETTERS[q]),
+    ` ${names()[q]} `, h("b", {}, d.view.scores[q]))));
+}
+
 function renderPublic() {
   const d = S.data;
   const v = d.view;
@@ -431,6 +440,7 @@ function renderAll() {
   S.board.update(d.view, { legal, last, cursor: S.picked || S.cursor, names: names() });
   renderWhy();
   renderScores();
+  renderScorebar();
   renderPublic();
   renderLog();
   renderEnd();
