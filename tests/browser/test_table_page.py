@@ -194,6 +194,16 @@ def test_scotland_bot_game_reentered(live_server: LiveServer, new_context: Any, 
     page.locator("#typed button").click()
     page.wait_for_function("document.getElementById('error').textContent.includes('hello')")
     assert version(page) == 0
+    # Keyboard: arrow to an open hex, Enter opens the picker, Enter takes its first tile; undo it.
+    page.locator("#board").focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#picker:not([hidden])")
+    page.keyboard.press("Enter")
+    page.wait_for_function("window.tableState.data.version === 1")
+    assert page.evaluate("document.activeElement.id") == "board"
+    page.locator("#undo1").click()
+    page.wait_for_function("window.tableState.data.version === 0")
     made = play_through(page, rec, per_step, at_undo=12)
     assert version(page) == made
     check_end(page, live_server, rec, tmp_path)

@@ -87,6 +87,17 @@ async function setupBoardChanged() {
       dbox.append(h("label", { class: "t-card" }, cb, h("span", {}, h("b", {}, c.id), " ", txt(c.text, S.lang))));
     }
   }
+  const tbox = $("s-towers");
+  tbox.replaceChildren();
+  $("s-towers-box").hidden = !ireland;
+  if (ireland) {
+    const towers = data.map.structures.filter((x) => x.kind === "tower");
+    towers.forEach((tw, i) => {
+      tbox.append(h("label", {}, h("span", {}, txt(tw.name, S.lang)),
+        h("select", { id: `s-tower-${i}`, class: "s-tower" }, h("option", { value: "" }, t(S.lang, "table.tower.later")),
+          ...(data.tokens?.tokens || []).map((tok) => h("option", { value: tok.id }, `${txt(tok.name, S.lang)} (${tok.id})`)))));
+    });
+  }
   displayCount();
 }
 
@@ -105,7 +116,11 @@ async function createTable(e) {
     start_player: Number($("s-start").value),
     variants: [...document.querySelectorAll(".s-variant:checked")].map((x) => x.value),
   };
-  if (body.board === "ireland") body.display = [...document.querySelectorAll(".s-card:checked")].map((x) => x.value);
+  if (body.board === "ireland") {
+    body.display = [...document.querySelectorAll(".s-card:checked")].map((x) => x.value);
+    const toks = [...document.querySelectorAll(".s-tower")].map((x) => x.value || null);
+    if (toks.some((x) => x)) body.tower_tokens = toks;
+  }
   $("s-error").textContent = "";
   try {
     const res = await api("/api/tables", { method: "POST", body });
@@ -162,6 +177,8 @@ async function enter(text) {
   } finally {
     S.busy = false;
     renderAll();
+    // The button that was pressed is gone after the re-render: keep the keyboard on the board.
+    if (!document.activeElement || document.activeElement === document.body) $("board").focus();
   }
 }
 
