@@ -218,3 +218,17 @@ def test_fuzz_never_500(tmp_path: Path) -> None:
             assert r.status_code < 500, (i, body, r.text)
             if r.status_code >= 400:
                 assert r.json()["error"]["message"]["en"]
+
+
+def test_two_servers_on_one_database_never_fork_the_log(tmp_path: Path) -> None:
+    """UNIQUE(game, seq): a second server that has not seen an entry cannot store another one
+    as the same step; it answers 409 and then reloads the log as stored."""
+    with client(tmp_path) as a, client(tmp_path) as b:
+        gid, auth = create(a, board="scotland", players=2)
+        assert get(b, gid, auth)["version"] == 0
+        assert entry(a, gid, auth, "E@L3").status_code == 200
+        refused(entry(b, gid, auth, "E@G7"), 409)
+        s = get(b, gid, auth)
+        assert s["version"] == 1 and s["entries"] == [{"seat": 0, "action": "E@L3"}]
+        assert entry(b, gid, auth, "E@G7").status_code == 200
+        assert [e["action"] for e in get(b, gid, auth)["entries"]] == ["E@L3", "E@G7"]

@@ -33,6 +33,7 @@ from sqlalchemy import (
     insert,
     select,
 )
+from sqlalchemy.exc import SQLAlchemyError
 
 from rebirth.engine.actions import ActionError
 from rebirth.engine.board import MapError
@@ -164,7 +165,6 @@ class Book:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.games: dict[str, TableGame] = {}
-        self.create_lock = asyncio.Lock()
 
     def _load(self, gid: str) -> TableGame | None:
         with self.store.engine.connect() as c:
@@ -227,7 +227,7 @@ AuthHeader = Annotated[str | None, Header()]
 
 # ---------------------------------------------------------------------- answers
 
-def _seat_entry(st: TableState, text: str) -> int | None:
+def _seat_entry(st: TableState) -> int | None:
     """The seat an entry is stored for (None: an entered outcome)."""
     return None if st.is_chance_node() else st.cur
 
@@ -352,7 +352,7 @@ async def add_entry(gid: str, body: Entry, request: Request,
             raise LobbyError(409, "conflict", ERR["conflict"])
         text = body.entry.strip()
         trial = st.clone()
-        seat = _seat_entry(trial, text)
+        seat = _seat_entry(trial)
         try:
             events = trial.apply(text)
         except ActionError as exc:
@@ -365,7 +365,13 @@ async def add_entry(gid: str, body: Entry, request: Request,
                 c.execute(insert(table_entries).values(game=gid, seq=version + 1, seat=seat,
                                                        text=stored, created=time.time()))
 
-        await asyncio.to_thread(save)
+        try:
+            await asyncio.to_thread(save)
+        except SQLAlchemyError as exc:
+            # Another writer took this seq (a second server on the same database): forget
+            # this copy, the next request reloads the log as stored.
+            book.games.pop(gid, None)
+            raise LobbyError(409, "conflict", ERR["conflict"]) from exc
         tg.state = trial
         tg.last_entry = stored
         tg.last_events = events

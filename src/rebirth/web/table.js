@@ -342,6 +342,11 @@ function renderWhy() {
   }
   const gained = Array(d.players).fill(0);
   for (const e of d.last.events) if (e.points && e.seat !== null && e.seat < d.players) gained[e.seat] += e.points;
+  if (!d.last.events.length && d.asked) {
+    el.append(h("p", { class: "t-entry" }, h("code", {}, d.last.entry)),
+      h("p", { class: "small" }, t(S.lang, "table.why.pending", { what: txt(d.asked, S.lang) })));
+    return;
+  }
   el.append(h("p", { class: "t-entry" }, h("code", {}, d.last.entry)),
     h("ul", {}, ...d.last.events.map((e) => h("li", { "data-kind": e.kind },
       render(e.key, e.args, S.lang, names()), " ", h("span", { class: "rule" }, e.rule),
