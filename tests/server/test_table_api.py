@@ -88,6 +88,9 @@ def test_bad_entries_change_nothing(tmp_path: Path) -> None:
         msg = refused(entry(c, gid, auth, "S1@ZZ99"))
         assert "ZZ99" in msg["en"]
         refused(entry(c, gid, auth, "token points3a"))
+        # Wrong turn: seat 1 (0-based) has just placed; seat 2 is to move.
+        msg = refused(entry(c, gid, auth, "E@G7", seat=0))
+        assert "seat 2's turn, not seat 1's" in msg["en"] and "Sitz 2 ist dran" in msg["de"]
         refused(entry(c, gid, auth, "E@G7", version=0), 409)
         r = c.post(f"/api/tables/{gid}/entries", headers={**auth, "Content-Type": "application/json"},
                    content=b"{not json")

@@ -107,10 +107,12 @@ class NewTable(BaseModel):
 
 class Entry(BaseModel):
     """``POST /api/tables/{id}/entries``: one entry; ``version`` (optional) guards against
-    two devices entering the same move."""
+    two devices entering the same move, ``seat`` (optional, 0-based) against entering a
+    placement for the wrong player (leave it out for an entered outcome)."""
 
     model_config = ConfigDict(extra="forbid")
     entry: str = Field(min_length=1, max_length=64)
+    seat: int | None = Field(default=None, ge=0, le=3)
     version: int | None = Field(default=None, ge=0)
 
 
@@ -354,7 +356,7 @@ async def add_entry(gid: str, body: Entry, request: Request,
         trial = st.clone()
         seat = _seat_entry(trial)
         try:
-            events = trial.apply(text)
+            events = trial.apply(text, seat=body.seat)
         except ActionError as exc:
             raise _entry_error(exc) from None
         canon = trial.history_json()[-1]

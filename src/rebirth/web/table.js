@@ -167,7 +167,7 @@ async function enter(text) {
   S.error = "";
   try {
     S.data = await api(`/api/tables/${S.id}/entries`, { method: "POST", token: S.token,
-      body: { entry: text, version: S.data.version } });
+      body: { entry: text, version: S.data.version, seat: S.data.asked ? undefined : S.data.seat } });
     S.picked = null;
     announce(whyLines().join(" "));
   } catch (err) {
