@@ -164,6 +164,8 @@ def check_end(page: Page, live: LiveServer, rec: dict[str, Any], tmp: Path) -> N
     assert [int(x) for x in page.locator(".final-score").all_inner_texts()] == want["scores"]
     lead = "Winner:" if len(want["winners"]) == 1 else "Shared"
     assert page.locator(".winner").inner_text().startswith(lead)
+    # The chart of the scores over the game: one line per player.
+    assert page.locator("#end .chart polyline").count() == 2
     gid = page.evaluate("window.tableState.id")
     tok = page.evaluate("window.tableState.token")
     exported = httpx.get(f"{live.url}/api/tables/{gid}/record", headers={"Authorization": f"Bearer {tok}"},
@@ -226,6 +228,10 @@ def test_ireland_bot_game_reentered(live_server: LiveServer, new_context: Any, t
     set_up(page, rec)
     play_through(page, rec, per_step, shots=True)
     check_end(page, live_server, rec, tmp_path)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.evaluate("window.scrollTo(0, 0)")
+    save_png(page, "table-end.png")
+    page.set_viewport_size({"width": 1280, "height": 900})
     # German: the same end screen in the other language.
     page.select_option("#lang", "de")
     page.wait_for_function("document.getElementById('status').textContent === 'Spielende'")

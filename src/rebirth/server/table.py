@@ -141,6 +141,8 @@ class TableGame:
     state: TableState
     last_entry: str | None = None
     last_events: list[Event] = field(default_factory=list)
+    series: list[list[int]] = field(default_factory=list)
+    """The scores after each entry (the end screen's chart)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def fresh(self) -> TableState:
@@ -154,8 +156,10 @@ class TableGame:
         """Re-enter ``texts`` from the start (load, undo); keeps the last entry's events."""
         st = self.fresh()
         events: list[Event] = []
+        self.series = []
         for text in texts:
             events = st.apply(text)
+            self.series.append(st.score[:])
         self.state = st
         self.last_entry = texts[-1] if texts else None
         self.last_events = events
@@ -277,6 +281,7 @@ def _answer(tg: TableGame) -> dict[str, Any]:
         "supply_left": [st.supply_left(q) for q in range(n)],
         "last": {"entry": tg.last_entry, "events": [e.to_json(None) for e in tg.last_events]},
         "entries": st.history_json(),
+        "series": tg.series if st.is_terminal() else [],
         "view": view,
     }
 
@@ -375,6 +380,7 @@ async def add_entry(gid: str, body: Entry, request: Request,
             book.games.pop(gid, None)
             raise LobbyError(409, "conflict", ERR["conflict"]) from exc
         tg.state = trial
+        tg.series.append(trial.score[:])
         tg.last_entry = stored
         tg.last_events = events
         return _answer(tg)
