@@ -128,9 +128,7 @@ def test_bad_setups(tmp_path: Path) -> None:
                      {"board": "scotland", "players": 2, "display": ["I01"]},
                      {"board": "ireland", "players": 2, "tower_tokens": ["x"]},
                      {"variants": ["nope"]}, {"lang": "fr"}):
-            r = c.post("/api/tables", json=body)
-            assert r.status_code == 400, (body, r.text)
-            assert r.json()["error"]["message"]["en"]
+            refused(c.post("/api/tables", json=body))
 
 
 def test_undo_restart_and_export_replays(tmp_path: Path) -> None:
@@ -235,3 +233,32 @@ def test_two_servers_on_one_database_never_fork_the_log(tmp_path: Path) -> None:
         assert s["version"] == 1 and s["entries"] == [{"seat": 0, "action": "E@L3"}]
         assert entry(b, gid, auth, "E@G7").status_code == 200
         assert [e["action"] for e in get(b, gid, auth)["entries"]] == ["E@L3", "E@G7"]
+
+
+def test_ireland_tokens_at_setup_and_variants(tmp_path: Path) -> None:
+    """Tower tokens laid open at set-up are not asked again (S-8, I-6); a token left out is
+    asked for when the first tile goes next to its tower; variants are the engine's."""
+    toks = ["points5", "points3a", "points3b", "points4a", "points4b", "extra1", "extra2", "extra3",
+            "double1", "double2", "double3", "mission1", "mission2", "mission3"]
+    display = ["I01", "I02", "I03", "I04", "I05", "I06", "I07", "I08"]
+    with client(tmp_path) as c:
+        gid, auth = create(c, board="ireland", players=2, display=display, tower_tokens=toks,
+                           variants=["castle_tie_to_active"])
+        s = get(c, gid, auth)
+        assert s["variants"] == ["castle_tie_to_active"]
+        assert s["view"]["tower_tokens"] == toks
+        hx = next(h for h in ("L10", "J10", "L11", "K9", "L9", "K11") if h in s["legal"]["hexes"])
+        tile = s["legal"]["hexes"][hx][0]
+        s = entry(c, gid, auth, f"{tile}@{hx}").json()
+        assert s["asked"] is None and s["version"] == 1
+        assert any(e["kind"] == "tower" for e in s["last"]["events"])
+        # The same placement with the Hill of Tara's token not entered: it is asked for first.
+        gid2, auth2 = create(c, board="ireland", players=2, display=display,
+                             tower_tokens=[None, *toks[1:]])
+        s = entry(c, gid2, auth2, f"{tile}@{hx}").json()
+        assert s["asked"]["en"].startswith("token on tower") and s["legal"]["outcomes"] == ["token points5"]
+        assert s["last"]["events"] == [] and s["current_player"] is None
+        s = entry(c, gid2, auth2, "token points5").json()
+        assert s["asked"] is None and s["view"]["tower_tokens"][0] == "points5"
+        refused(c.post("/api/tables", json={"board": "ireland", "players": 2, "display": display,
+                                            "tower_tokens": [*toks[:13], "points5"]}))

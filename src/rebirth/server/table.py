@@ -290,6 +290,31 @@ def _entry_error(exc: ActionError) -> LobbyError:
     return LobbyError(400, "illegal_entry", {"en": exc.text["en"], "de": exc.text["de"]})
 
 
+_SETUP_DE: tuple[tuple[str, str], ...] = (
+    (r"unknown variant '([^']*)'.*", r"unbekannte Regelvariante '\1'"),
+    (r"variant '([^']*)' does not apply to (\w+)", r"die Regelvariante '\1' gilt nicht für \2"),
+    (r"setup: Ireland shows (\d+) different public missions \((S-8)\)",
+     r"Aufbau: in Irland liegen \1 verschiedene öffentliche Missionen aus (\2)"),
+    (r"setup: unknown mission card '([^']*)'", r"Aufbau: unbekannte Missionskarte '\1'"),
+    (r"setup: public missions and tower tokens exist only on Ireland",
+     r"Aufbau: öffentliche Missionen und Turm-Plättchen gibt es nur in Irland"),
+    (r"setup: (\d+) towers, (\d+) tower tokens given.*",
+     r"Aufbau: \1 Türme, aber \2 Turm-Plättchen angegeben (null für ein noch nicht bekanntes)"),
+    (r"setup: unknown tower token '([^']*)'", r"Aufbau: unbekanntes Turm-Plättchen '\1'"),
+    (r"setup: a tower token appears twice", r"Aufbau: ein Turm-Plättchen kommt doppelt vor"),
+)
+
+
+def _setup_de(msg: str) -> str:
+    """The German text of the engine's (English) set-up errors."""
+    import re
+
+    for pat, repl in _SETUP_DE:
+        if re.fullmatch(pat, msg):
+            return re.sub(pat, repl, msg)
+    return f"Aufbau nicht möglich: {msg}"
+
+
 # ---------------------------------------------------------------------- routes
 
 @router.post("/api/tables", status_code=201)
@@ -321,7 +346,7 @@ async def create_table(body: NewTable, request: Request) -> dict[str, Any]:
                        display=body.display, tower_tokens=body.tower_tokens)
     except (SetupError, MapError, ValueError, KeyError) as exc:
         msg = str(exc)
-        raise LobbyError(400, "bad_game", {"en": msg, "de": msg}) from exc
+        raise LobbyError(400, "bad_game", {"en": msg, "de": _setup_de(msg)}) from exc
     book = _book(request)
     gid = secrets.token_urlsafe(9)
     token = secrets.token_urlsafe(24)
