@@ -206,6 +206,16 @@ def test_scotland_bot_game_reentered(live_server: LiveServer, new_context: Any, 
     assert page.evaluate("document.activeElement.id") == "board"
     page.locator("#undo1").click()
     page.wait_for_function("window.tableState.data.version === 0")
+    # A missed tap: the picker offers the open neighbours; one tap moves the pick there.
+    first = page.evaluate("Object.keys(window.tableState.data.legal.hexes)[0]")
+    page.locator(f"#board g.space[data-label='{first}'] polygon.hex").click()
+    near = page.locator("#picker button.near")
+    assert near.count() >= 1
+    other = near.first.get_attribute("data-hex")
+    near.first.click()
+    assert f"{other}:" in page.inner_text("#picker")
+    page.locator("#picker-cancel").click()
+    assert page.locator("#picker").is_hidden() and version(page) == 0
     made = play_through(page, rec, per_step, at_undo=12)
     assert version(page) == made
     check_end(page, live_server, rec, tmp_path)

@@ -318,6 +318,15 @@ function renderPicker() {
       h("span", { class: "small" }, t(S.lang, "table.left", { n: left })));
     }), h("button", { type: "button", class: "big", id: "picker-cancel",
       onclick: () => { S.picked = null; renderAll(); $("board").focus(); } }, t(S.lang, "table.cancel"))));
+  // Hexes are small on a phone: the open neighbours are one tap away if the finger missed.
+  const sp = S.model.spaces[S.model.byLabel.get(S.picked)];
+  const near = [[1, 0], [-1, 0], [0, 1], [0, -1], [1, -1], [-1, 1]]
+    .map(([a, b]) => S.model.byHex.get(`${sp.q + a},${sp.r + b}`))
+    .filter((i) => i !== undefined).map((i) => S.model.spaces[i].label).filter((l) => d.legal.hexes[l]).sort();
+  if (near.length) {
+    el.append(h("p", { class: "t-near" }, h("span", { class: "small" }, t(S.lang, "table.near")), " ",
+      ...near.map((l) => h("button", { type: "button", class: "near", "data-hex": l, onclick: () => pick(l) }, l))));
+  }
 }
 
 function whyLines() {
