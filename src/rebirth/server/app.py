@@ -10,8 +10,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from rebirth.server import lobby, play, static
-from rebirth.server.calc import router as calc_router
+from rebirth.server import calc, lobby, play, static, table
 from rebirth.server.hub import ERRORS, GameFactory, LobbyError, Registry, SeedFactory, log
 from rebirth.server.settings import Settings
 from rebirth.server.store import Store
@@ -80,9 +79,12 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
         log.exception("unexpected error", exc_info=exc)
         return _error(500, "server_error", ERRORS["server_error"])
 
+    # One router per area: lobby (REST), play (WebSocket), the score calculator, the table
+    # companion, then the pages.
     app.include_router(lobby.router)
     app.include_router(play.router)
-    app.include_router(calc_router)
+    app.include_router(calc.router)
+    app.include_router(table.router)
     app.include_router(static.router)
     app.mount("/static", static.static_files(settings), name="static")
     return app
