@@ -157,28 +157,23 @@ def tiebreak(sc: Scored, lang: str) -> dict[str, Any]:
     if len(tied) == 1:
         return {"tied": tied, "rule": None, "by": "score",
                 "text": tr("tb_none", lang, score=best)}
-    for kind, ix in b.tiebreak:
-        if kind == "castle":
-            hol = st.holder[ix]
-            c = b.castles[ix]
-            cname = c.name.get(lang, c.name["en"])
-            if hol >= 0 and sc.winners == [hol]:
-                key = "tb_castle" if hol in tied else "tb_castle_literal"
-                return {"tied": tied, "rule": rule, "by": f"castle:{c.id}", "holder": hol,
-                        "text": tr(key, lang, score=best, tied=tied_txt, holder=names[hol],
-                                   castle=cname, rule=rule)}
-        else:
-            tw = b.towers[ix]
-            counts = {q: st.tara_count(ix, q) for q in tied}
-            top = max(counts.values())
-            tied_now = [q for q in tied if counts[q] == top]
-            if len(tied_now) == 1:
-                ctext = ", ".join(f"{names[q]} {counts[q]}" for q in tied)
-                return {"tied": tied, "rule": rule, "by": f"tower:{tw.id}", "counts": counts,
-                        "text": tr("tb_tower", lang, score=best, tied=tied_txt,
-                                   tower=tw.name.get(lang, tw.name["en"]), counts=ctext)}
-            tied = tied_now
-    return {"tied": tied, "rule": rule, "by": "shared",
+    _, how = st.decide_winners(list(sc.scores))
+    assert how is not None  # seats are tied
+    if how["by"] == "castle":
+        c = next(c for c in b.castles if c.id == how["id"])
+        hol = sc.winners[0]
+        key = "tb_castle_literal" if how["literal"] else "tb_castle"
+        return {"tied": tied, "rule": rule, "by": f"castle:{c.id}", "holder": hol,
+                "text": tr(key, lang, score=best, tied=tied_txt, holder=names[hol],
+                           castle=c.name.get(lang, c.name["en"]), rule=rule)}
+    if how["by"] == "tower":
+        tw = next(t for t in b.towers if t.id == how["id"])
+        counts = {q: how["counts"][q] for q in tied}
+        ctext = ", ".join(f"{names[q]} {counts[q]}" for q in tied)
+        return {"tied": tied, "rule": rule, "by": f"tower:{tw.id}", "counts": counts,
+                "text": tr("tb_tower", lang, score=best, tied=tied_txt,
+                           tower=tw.name.get(lang, tw.name["en"]), counts=ctext)}
+    return {"tied": list(sc.winners), "rule": rule, "by": "shared",
             "text": tr("tb_shared", lang, score=best, tied=tied_txt, rule=rule)}
 
 

@@ -312,6 +312,8 @@ def test_E4_no_blarney_holder_most_spaces_next_to_tara_wins() -> None:
     assert state.score == [5, 5]
     assert state.holder == [-1]
     assert state.winners == [1]
+    how = state.tiebreak() or {}
+    assert (how["rule"], how["by"], how["counts"]) == ("E-4", "tower", [1, 2])
 
 
 def test_E4_blarney_holder_not_tied_does_not_win_tara_decides() -> None:

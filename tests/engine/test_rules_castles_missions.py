@@ -363,6 +363,10 @@ def test_E3_edinburgh_holder_wins_a_tie() -> None:
     assert state.score == [6, 6]
     assert state.winners == [1]
     assert state.returns() == [0.0, 1.0]
+    # What decided is said by the engine (and shown in every seat's view).
+    how = {"rule": "E-3", "points": 6, "tied": [0, 1], "by": "castle", "id": "edinburgh",
+           "literal": False}
+    assert state.tiebreak() == how and state.view(None).tiebreak == how
 
 
 def test_E3_else_stirling_holder_wins_a_tie() -> None:
@@ -370,6 +374,7 @@ def test_E3_else_stirling_holder_wins_a_tie() -> None:
     play(state, "G1", "A1")  # seat 0 Stirling, seat 1 castle x: 6-6, Edinburgh unheld
     assert state.score == [6, 6]
     assert state.winners == [0]
+    assert (state.tiebreak() or {})["id"] == "stirling"
 
 
 def test_E3_else_shared_win() -> None:
@@ -378,6 +383,7 @@ def test_E3_else_shared_win() -> None:
     assert state.score == [1, 1]
     assert state.winners == [0, 1]
     assert state.returns() == [0.5, 0.5]
+    assert (state.tiebreak() or {})["by"] == "shared"
 
 
 def test_E3_edinburgh_holder_not_tied_does_not_win_stirling_decides() -> None:

@@ -76,6 +76,8 @@ def test_variant_stirling_literal(variant: bool) -> None:
     # Seats 0 and 1 tie on 7; Edinburgh is unheld; seat 2 (6) holds Stirling.
     assert state.score == [7, 7, 6]
     assert state.winners == ([2] if variant else [0, 1])
+    how = state.tiebreak() or {}
+    assert (how["by"], how.get("literal")) == (("castle", True) if variant else ("shared", None))
 
 
 @pytest.mark.parametrize("variant", [False, True])

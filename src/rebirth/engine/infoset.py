@@ -159,6 +159,7 @@ def view(state: State, seat: int | None, *, detail: bool = True) -> View:
                    for m in s.display},
         marks=tuple(tuple(cards[m].id for m in s.marks[q]) for q in range(n)),
         winners=tuple(s.winners_),
+        tiebreak=s.tiebreak(),
         hand=hand,
         set_aside=set_aside,
         missions=missions,

@@ -1027,10 +1027,18 @@ class State:
         return sum(1 for s in self.board.towers[tower].spaces if self.occ[s] == q)
 
     def _winners(self) -> list[int]:
-        best = max(self.score)
-        tied = [q for q in range(self.n) if self.score[q] == best]
+        return self.decide_winners()[0]
+
+    def decide_winners(self, scores: list[int] | None = None) -> tuple[list[int], dict[str, Any] | None]:
+        """E-3/E-4 on this board: the winners for ``scores`` (default: the scores now), and
+        what decided a tie for first (None: no tie). The one place the tiebreak is worked out."""
+        score = self.score if scores is None else scores
+        best = max(score)
+        tied = [q for q in range(self.n) if score[q] == best]
         if len(tied) == 1:
-            return tied
+            return tied, None
+        rule = "E-4" if self.board.is_ireland else "E-3"
+        how: dict[str, Any] = {"rule": rule, "points": best, "tied": tied[:]}
         chain = self.board.tiebreak
         # E-3 variant stirling_literal: the chain's last castle (Stirling) decides whenever
         # no earlier step did, its holder winning even if not tied — also on a map whose
@@ -1043,14 +1051,26 @@ class State:
             if kind == "castle":
                 hol = self.holder[ix]
                 if hol in tied or (step == literal_step and hol >= 0):
-                    return [hol]
+                    how.update(by="castle", id=self.board.castles[ix].id,
+                               literal=hol not in tied)
+                    return [hol], how
             else:
                 counts = {q: self.tara_count(ix, q) for q in tied}
                 top = max(counts.values())
                 tied = [q for q in tied if counts[q] == top]
                 if len(tied) == 1:
-                    return tied
-        return tied
+                    how.update(by="tower", id=self.board.towers[ix].id,
+                               counts=[counts.get(q, -1) for q in range(self.n)])
+                    return tied, how
+        how["by"] = "shared"
+        return tied, how
+
+    def tiebreak(self) -> dict[str, Any] | None:
+        """Once the game is over, what decided a tie for first (E-3, E-4): ``by`` is
+        ``castle`` (its holder won; ``literal`` under stirling_literal), ``tower`` (most
+        spaces next to it; ``counts`` per seat, -1 for seats not tied) or ``shared``; None
+        when nobody tied or the game is not over."""
+        return self.decide_winners()[1] if self.done else None
 
     # ---------------------------------------------------------------- results
 

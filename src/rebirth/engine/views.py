@@ -54,6 +54,8 @@ class View:
     fulfilled: dict[str, tuple[int, ...]]
     marks: tuple[tuple[str, ...], ...]
     winners: tuple[int, ...]
+    tiebreak: dict[str, Any] | None
+    """Once over, what decided a tie for first (``State.tiebreak``; None: no tie)."""
     # Private to ``seat`` (empty for a spectator).
     hand: str | None = None
     set_aside: tuple[str, ...] = ()

@@ -115,3 +115,15 @@ export function h(tag, attrs = {}, ...children) {
   }
   return el;
 }
+
+/** What decided a tie for first, in words: the engine says it (`view.tiebreak`, E-3/E-4). */
+export function tiebreakText(v, model, lang) {
+  const how = v && v.tiebreak;
+  if (!how) return "";
+  const args = { points: how.points, rule: how.rule };
+  if (how.by === "shared") return t(lang, "end.tiebreak.none", args);
+  const st = model.structures.find((s) => s.kind === how.by && s.id === how.id);
+  const name = st ? txt(st.name, lang) : how.id;
+  return how.by === "castle" ? t(lang, "end.tiebreak.castle", { ...args, castle: name })
+    : t(lang, "end.tiebreak.tower", { ...args, tower: name });
+}

@@ -1,6 +1,6 @@
 // The game page: renders what the server sends for this seat (docs/protocol.md).
 import { BoardView, MapModel } from "./board.js";
-import { SEAT_COLOURS, SEAT_LETTERS, api, h, loadCatalogs, pickLang, rememberGame, render, setLang, t,
+import { SEAT_COLOURS, SEAT_LETTERS, api, h, loadCatalogs, pickLang, rememberGame, render, setLang, t, tiebreakText,
   translateDom, txt } from "./common.js";
 import { GameSocket } from "./net.js";
 
@@ -471,32 +471,6 @@ function chart(series, n) {
   return svg;
 }
 
-function tiebreakText(v) {
-  const top = Math.max(...v.scores);
-  const tied = v.scores.map((s, q) => (s === top ? q : -1)).filter((q) => q >= 0);
-  const rule = v.rules === "ireland" ? "E-4" : "E-3";
-  if (tied.length < 2) return "";
-  if (v.winners.length > 1) return t(S.lang, "end.tiebreak.none", { points: top, rule });
-  const w = v.winners[0];
-  for (const ref of S.model.map.tiebreak || []) {
-    const [kind, id] = ref.split(":");
-    const st = S.model.structures.find((s) => s.kind === kind && s.id === id);
-    if (!st) continue;
-    if (kind === "castle" && v.castle_holders[st.kindIndex] === w) {
-      return t(S.lang, "end.tiebreak.castle", { points: top, castle: txt(st.name, S.lang), rule });
-    }
-    if (kind === "tower") {
-      const near = [[1, 0], [-1, 0], [0, 1], [0, -1], [1, -1], [-1, 1]]
-        .map(([a, b]) => S.model.byHex.get(`${st.q + a},${st.r + b}`)).filter((i) => i !== undefined);
-      const cnt = (q) => near.filter((i) => v.spaces[i][0] === q).length;
-      const best = Math.max(...tied.map(cnt));
-      if (tied.filter((q) => cnt(q) === best).length === 1) {
-        return t(S.lang, "end.tiebreak.tower", { points: top, tower: txt(st.name, S.lang), rule });
-      }
-    }
-  }
-  return t(S.lang, "end.tiebreak.none", { points: top, rule });
-}
 
 function renderEnd() {
   const el = $("end");
@@ -518,7 +492,7 @@ function renderEnd() {
       ...Array.from({ length: n }, (_, q) => h("td", { class: "final-score", "data-seat": q }, v.scores[q])))));
   el.append(h("h2", { id: "end-h" }, t(S.lang, "end.title")),
     h("p", { class: "winner" }, t(S.lang, v.winners.length > 1 ? "end.shared" : "end.winner", { names: winners })),
-    tiebreakText(v) ? h("p", { class: "tiebreak" }, tiebreakText(v)) : "",
+    tiebreakText(v, S.model, S.lang) ? h("p", { class: "tiebreak" }, tiebreakText(v, S.model, S.lang)) : "",
     h("div", { class: "end-grid" }, h("div", {}, table),
       h("div", { class: "end-chart" }, h("h3", { id: "chart-h" }, t(S.lang, "chart.title")), chart(scoreSeries(n), n))),
     h("p", {}, h("button", { type: "button", id: "replay-open", class: "primary", onclick: openReplay }, t(S.lang, "replay.open"))));

@@ -3,7 +3,7 @@
 // and renders the engine's events with the message catalogs.
 import { BoardView, MapModel } from "./board.js";
 import {
-  SEAT_COLOURS, SEAT_LETTERS, api, h, loadCatalogs, pickLang, render, setLang, t, translateDom, txt,
+  SEAT_COLOURS, SEAT_LETTERS, api, h, loadCatalogs, pickLang, render, setLang, t, tiebreakText, translateDom, txt,
 } from "./common.js";
 
 const COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#F0E442", "#D55E00", "#0072B2", "#999999"];
@@ -411,24 +411,6 @@ function renderLog() {
   ol.scrollTop = ol.scrollHeight;
 }
 
-function tiebreakText(v) {
-  const top = Math.max(...v.scores);
-  const tied = v.scores.map((s, q) => (s === top ? q : -1)).filter((q) => q >= 0);
-  const rule = v.rules === "ireland" ? "E-4" : "E-3";
-  if (tied.length < 2) return "";
-  if (v.winners.length > 1) return t(S.lang, "end.tiebreak.none", { points: top, rule });
-  const w = v.winners[0];
-  for (const ref of S.model.map.tiebreak || []) {
-    const [kind, id] = ref.split(":");
-    const st = S.model.structures.find((s) => s.kind === kind && s.id === id);
-    if (!st) continue;
-    if (kind === "castle" && v.castle_holders[st.kindIndex] === w) {
-      return t(S.lang, "end.tiebreak.castle", { points: top, castle: txt(st.name, S.lang), rule });
-    }
-    if (kind === "tower") return t(S.lang, "end.tiebreak.tower", { points: top, tower: txt(st.name, S.lang), rule });
-  }
-  return t(S.lang, "end.tiebreak.none", { points: top, rule });
-}
 
 function chart(series, n) {
   // The scores over the game (the browser game's end chart): one line per player.
@@ -465,7 +447,7 @@ function renderEnd() {
   const winners = v.winners.map(who).join(", ");
   el.append(h("h2", { id: "end-h" }, t(S.lang, "end.title")),
     h("p", { class: "winner" }, t(S.lang, v.winners.length > 1 ? "end.shared" : "end.winner", { names: winners })),
-    tiebreakText(v) ? h("p", { class: "tiebreak" }, tiebreakText(v)) : "",
+    tiebreakText(v, S.model, S.lang) ? h("p", { class: "tiebreak" }, tiebreakText(v, S.model, S.lang)) : "",
     h("div", { class: "end-grid" }, h("div", { class: "t-scroll" }, h("table", { class: "breakdown" },
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t(S.lang, "end.category")),
         ...Array.from({ length: n }, (_, q) => h("th", { scope: "col" },
