@@ -285,3 +285,18 @@ def test_resumed_log_keeps_the_moves_so_far() -> None:
     m.run_bots()
     r = resume_match(json.loads(json.dumps(m.snapshot())))
     assert [e.kind for e in r.log_for(None)] == [e.kind for e in m.log_for(None)]
+
+
+def test_ctrl_c_outside_a_game_ends_quietly(monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Ctrl-C while a command loads (before a game's own handler runs): exit 130, no traceback."""
+    from rebirth.cli import main as cli_main
+
+    def interrupted(argv: object = None) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_main, "main", interrupted)
+    with pytest.raises(SystemExit) as exc:
+        cli_main.entry()
+    assert exc.value.code == 130
+    assert "Traceback" not in capsys.readouterr().err

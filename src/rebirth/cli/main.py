@@ -208,7 +208,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def entry() -> None:
-    sys.exit(main())
+    """The ``rebirth`` command. Ctrl-C outside a game's own handling (while loading, dealing
+    or in a tool) ends quietly with 130, never with a traceback; a running game saves
+    itself first (``rebirth play``)."""
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("\ninterrupted / abgebrochen", file=sys.stderr)
+        sys.exit(130)
 
 
 if __name__ == "__main__":
