@@ -10,22 +10,18 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import random
 
 import pytest
 
+from canaries import SEED_CANARY, canary_game, hidden_card_ids
 from rebirth.bots.base import Bot
 from rebirth.bots.greedy import GreedyBot
 from rebirth.engine.game import Game
-from rebirth.engine.missions import MissionCard
 from rebirth.engine.tiles import tile_code
 from rebirth.engine.views import View
 from rebirth.match import Match, bot_seed
-
-SEED_CANARY = 0xC0FFEE_5EED_CA7A_5EED_C0FFEE_1234
-"""A distinctive 120-bit seed: its decimal digits must never reach a seat."""
 
 
 class CheatingBot(GreedyBot):
@@ -140,22 +136,6 @@ def test_cheating_bot_would_succeed_with_the_old_seed_derivation(board: str) -> 
 # ----------------------------------------------------------------- canaries
 
 
-def _canary_cards(game: Game) -> tuple[MissionCard, ...]:
-    return tuple(dataclasses.replace(c, id=f"QZ{c.index:02d}CANARY") for c in game.cards)
-
-
-def _hidden_card_ids(m: Match, seat: int | None) -> set[str]:
-    """Ids of the cards ``seat`` must not know: the deck and the other seats' secret cards."""
-    st = m.state
-    cards = m.game.cards
-    held = st.secret if m.game.board.is_ireland else st.missions
-    out = {cards[c].id for c in st.deck[st.deck_pos:]}
-    for q in range(m.game.players):
-        if q != seat:
-            out |= {cards[c].id for c in held[q]}
-    return out
-
-
 def _outputs(m: Match, seat: int | None) -> str:
     return json.dumps([m.view(seat).to_json(), m.events_for(seat), m.record(for_seat=seat)])
 
@@ -165,8 +145,7 @@ CONFIGS = [(b, n) for b in ("scotland", "ireland") for n in (2, 3, 4)]
 
 @pytest.mark.parametrize(("board", "players"), CONFIGS)
 def test_no_seat_output_contains_another_seats_hidden_items(board: str, players: int) -> None:
-    base = Game.create(board, players)
-    game = Game.create(board, players, cards=_canary_cards(base))
+    game = canary_game(board, players)
     m = Match.start(game, ["greedy"] * players, SEED_CANARY)
     rng = random.Random(players)
     checked = 0
@@ -176,7 +155,7 @@ def test_no_seat_output_contains_another_seats_hidden_items(board: str, players:
             for seat in [None, *range(players)]:
                 text = _outputs(m, seat)
                 assert str(SEED_CANARY) not in text and hex(SEED_CANARY)[2:] not in text
-                for cid in _hidden_card_ids(m, seat):
+                for cid in hidden_card_ids(m, seat):
                     assert cid not in text, f"seat {seat} can see hidden card {cid}"
                 if seat is not None:
                     # Non-interference: redraw everything hidden from the seat; its view and

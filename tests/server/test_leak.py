@@ -5,7 +5,6 @@ hot-seat hand-overs — is recorded, and none holds another seat's hidden missio
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 from pathlib import Path
@@ -15,32 +14,18 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
+from canaries import SEED_CANARY, canary_game, hidden_card_ids
 from rebirth.engine.game import Game
 from rebirth.match import Match
 from rebirth.server.hub import Hub
 from server import kit
 
-SEED_CANARY = 0xC0FFEE_5EED_CA7A_5EED_C0FFEE_1234
 SEED_TEXTS = (str(SEED_CANARY), hex(SEED_CANARY)[2:], hex(SEED_CANARY))
 
 
 def canary_factory(board: str, players: int, variants: list[str]) -> Game:
     """The shipped game with every mission card renamed to a canary id."""
-    base = Game.create(board, players, variants)
-    cards = tuple(dataclasses.replace(c, id=f"QZ{c.index:02d}CANARY") for c in base.cards)
-    return Game.create(board, players, variants, cards=cards)
-
-
-def hidden_ids(m: Match, seat: int | None) -> set[str]:
-    """Card ids ``seat`` must not know now: the deck and the other seats' secret cards."""
-    st = m.state
-    cards = m.game.cards
-    held = st.secret if m.game.board.is_ireland else st.missions
-    out = {cards[c].id for c in st.deck[st.deck_pos:]}
-    for q in range(m.game.players):
-        if q != seat:
-            out |= {cards[c].id for c in held[q]}
-    return out
+    return canary_game(board, players, variants)
 
 
 class Observer:
@@ -94,7 +79,7 @@ def test_no_frame_or_body_holds_another_seats_secrets(tmp_path: Path, board: str
 
     def snapshot(m: Match) -> None:
         for cat in (None, 0, 1):
-            now = hidden_ids(m, cat)
+            now = hidden_card_ids(m, cat)
             hidden[cat] = now if cat not in hidden else hidden[cat] & now
 
     def http(c: TestClient, cat: int | None, method: str, url: str, tok: str | None = None) -> Any:
@@ -190,6 +175,6 @@ def test_no_frame_or_body_holds_another_seats_secrets(tmp_path: Path, board: str
     m = hub.match
     held = m.state.secret if m.game.board.is_ireland else m.state.missions
     own0 = {m.game.cards[ci].id for ci in held[0]}
-    assert own0 <= hidden_ids(m, 1) and all(cid in "\n".join(frames[0]) for cid in own0)
+    assert own0 <= hidden_card_ids(m, 1) and all(cid in "\n".join(frames[0]) for cid in own0)
     assert own0 or m.game.board.is_ireland  # Scotland deals secret missions at the start
     assert any("CANARY" in t for ts in frames.values() for t in ts)

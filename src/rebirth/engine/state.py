@@ -26,7 +26,7 @@ from rebirth.engine.actions import (
 from rebirth.engine.board import BLANK, ENERGY, FLEXIBLE, FOOD, SETTLEMENT
 from rebirth.engine.codec import unknown_action
 from rebirth.engine.events import Event
-from rebirth.engine.tiles import NEUTRAL, TILE_NAMES_DE, starting_tiles, tile_code
+from rebirth.engine.tiles import NEUTRAL, TILE_NAMES_DE, parse_tile, starting_tiles, tile_code
 
 if TYPE_CHECKING:
     from rebirth.engine.game import Game, Setup
@@ -522,7 +522,7 @@ class State:
             action = parse_action(action)
         if self.phase == PHASE_CHANCE:
             if isinstance(action, Reveal):
-                return self.apply_chance(self.game.codec.encode(action) or 0)
+                return self.apply_chance(parse_tile(action.tile))
             raise IllegalActionError(
                 "a chance outcome (the extra tile's reveal, I-7) is pending, not a player's action",
                 "ein Zufallsergebnis (das Aufdecken des Extra-Plättchens, I-7) steht aus, "

@@ -1,6 +1,6 @@
 // The SVG hex board, drawn from the map file (docs/maps.md): axial pointy-top layout, odd-r
 // labels like C7, regions tinted, districts outlined, structures as symbols with <title>.
-import { NEUTRAL_COLOUR, SEAT_COLOURS, SEAT_LETTERS, h, t, txt } from "./common.js";
+import { NEUTRAL_COLOUR, SEAT_COLOURS, SEAT_LETTERS, h, sv, t, txt } from "./common.js";
 
 const SIZE = 20;
 const SQ3 = Math.sqrt(3);
@@ -16,7 +16,6 @@ function columnLetters(col) {
 }
 
 const offsetCol = (q, r) => q + (r - (r & 1)) / 2;
-const sv = (tag, attrs = {}, ...kids) => h(tag, { ...attrs, svg: true }, ...kids);
 
 function corners(x, y, s) {
   const pts = [];

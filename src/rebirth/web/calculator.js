@@ -2,7 +2,7 @@
 // The page computes no rule: the server's answer (the engine, the code of `rebirth score`) is shown.
 // The position lives in the URL fragment (#p=base64url(JSON)); nothing is stored on the server.
 import { BoardView, MapModel } from "./board.js";
-import { SEAT_COLOURS, SEAT_LETTERS, h, loadCatalogs, pickLang, setLang, t, translateDom, txt } from "./common.js";
+import { SEAT_COLOURS, SEAT_LETTERS, h, loadCatalogs, pickLang, setLang, sv, t, translateDom, txt } from "./common.js";
 
 const TILES = ["E", "F", "S1", "S2", "S3", "S4"];
 const SQ3 = Math.sqrt(3);
@@ -130,7 +130,6 @@ function put(label) {
 
 // ------------------------------------------------------------------ drawing
 
-const sv = (tag, attrs = {}, ...kids) => h(tag, { ...attrs, svg: true }, ...kids);
 function hexPoints(x, y, r) {
   const pts = [];
   for (let i = 0; i < 6; i++) { const a = (Math.PI / 180) * (60 * i - 30); pts.push(`${(x + r * Math.cos(a)).toFixed(1)},${(y + r * Math.sin(a)).toFixed(1)}`); }

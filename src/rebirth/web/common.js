@@ -127,3 +127,29 @@ export function tiebreakText(v, model, lang) {
   return how.by === "castle" ? t(lang, "end.tiebreak.castle", { ...args, castle: name })
     : t(lang, "end.tiebreak.tower", { ...args, tower: name });
 }
+
+/** An SVG element (see `h`). */
+export const sv = (tag, attrs = {}, ...kids) => h(tag, { ...attrs, svg: true }, ...kids);
+
+/** The scores over a game as an SVG line chart: one row of scores per step, one line per
+ * player, told apart by dash pattern and an end letter as well as by colour. */
+export function scoreChart(series, n, xLabel) {
+  const W = 560; const H = 220; const pad = 30;
+  const max = Math.max(10, ...series.flat());
+  const x = (i) => pad + (i / Math.max(1, series.length - 1)) * (W - pad * 2);
+  const y = (s) => H - pad - (s / max) * (H - pad * 2);
+  const dashes = ["", "6 3", "2 3", "10 3 2 3"];
+  const svg = sv("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-labelledby": "chart-h" },
+    sv("line", { x1: pad, y1: H - pad, x2: W - pad, y2: H - pad, class: "axis" }),
+    sv("line", { x1: pad, y1: pad, x2: pad, y2: H - pad, class: "axis" }),
+    sv("text", { x: pad - 4, y: pad, class: "tick", "text-anchor": "end" }, max),
+    sv("text", { x: pad - 4, y: H - pad, class: "tick", "text-anchor": "end" }, 0),
+    sv("text", { x: W / 2, y: H - 6, class: "tick", "text-anchor": "middle" }, xLabel));
+  for (let q = 0; q < n; q++) {
+    const pts = series.map((row, i) => `${x(i).toFixed(1)},${y(row[q]).toFixed(1)}`).join(" ");
+    svg.append(sv("polyline", { points: pts, fill: "none", stroke: SEAT_COLOURS[q], "stroke-width": 2.5,
+      "stroke-dasharray": dashes[q] }));
+    svg.append(sv("text", { x: W - pad + 4, y: y(series[series.length - 1][q]) + 4, class: "tick" }, SEAT_LETTERS[q]));
+  }
+  return svg;
+}

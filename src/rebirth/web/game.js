@@ -1,11 +1,10 @@
 // The game page: renders what the server sends for this seat (docs/protocol.md).
 import { BoardView, MapModel } from "./board.js";
 import { SEAT_COLOURS, SEAT_LETTERS, api, h, loadCatalogs, pickLang, rememberGame, render, setLang, t, tiebreakText,
-  translateDom, txt } from "./common.js";
+  translateDom, txt, scoreChart } from "./common.js";
 import { GameSocket } from "./net.js";
 
 const $ = (id) => document.getElementById(id);
-const sv = (tag, attrs = {}, ...kids) => h(tag, { ...attrs, svg: true }, ...kids);
 
 /** Everything the page holds. Exposed as `window.rebirthState` so tests can check what is in memory. */
 const S = {
@@ -449,27 +448,6 @@ function scoreSeries(n) {
   return series;
 }
 
-function chart(series, n) {
-  const W = 560; const H = 220; const pad = 30;
-  const max = Math.max(10, ...series.flat());
-  const x = (i) => pad + (i / Math.max(1, series.length - 1)) * (W - pad * 2);
-  const y = (s) => H - pad - (s / max) * (H - pad * 2);
-  const dashes = ["", "6 3", "2 3", "10 3 2 3"];
-  const svg = sv("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-labelledby": "chart-h" },
-    sv("line", { x1: pad, y1: H - pad, x2: W - pad, y2: H - pad, class: "axis" }),
-    sv("line", { x1: pad, y1: pad, x2: pad, y2: H - pad, class: "axis" }),
-    sv("text", { x: pad - 4, y: pad, class: "tick", "text-anchor": "end" }, max),
-    sv("text", { x: pad - 4, y: H - pad, class: "tick", "text-anchor": "end" }, 0),
-    sv("text", { x: W / 2, y: H - 6, class: "tick", "text-anchor": "middle" }, t(S.lang, "chart.step")));
-  for (let q = 0; q < n; q++) {
-    const pts = series.map((row, i) => `${x(i).toFixed(1)},${y(row[q]).toFixed(1)}`).join(" ");
-    svg.append(sv("polyline", { points: pts, fill: "none", stroke: SEAT_COLOURS[q], "stroke-width": 2.5,
-      "stroke-dasharray": dashes[q] }));
-    const endY = y(series[series.length - 1][q]);
-    svg.append(sv("text", { x: W - pad + 4, y: endY + 4, class: "tick" }, SEAT_LETTERS[q]));
-  }
-  return svg;
-}
 
 
 function renderEnd() {
@@ -494,7 +472,7 @@ function renderEnd() {
     h("p", { class: "winner" }, t(S.lang, v.winners.length > 1 ? "end.shared" : "end.winner", { names: winners })),
     tiebreakText(v, S.model, S.lang) ? h("p", { class: "tiebreak" }, tiebreakText(v, S.model, S.lang)) : "",
     h("div", { class: "end-grid" }, h("div", {}, table),
-      h("div", { class: "end-chart" }, h("h3", { id: "chart-h" }, t(S.lang, "chart.title")), chart(scoreSeries(n), n))),
+      h("div", { class: "end-chart" }, h("h3", { id: "chart-h" }, t(S.lang, "chart.title")), scoreChart(scoreSeries(n), n, t(S.lang, "chart.step")))),
     h("p", {}, h("button", { type: "button", id: "replay-open", class: "primary", onclick: openReplay }, t(S.lang, "replay.open"))));
 }
 

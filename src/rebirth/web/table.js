@@ -3,7 +3,8 @@
 // and renders the engine's events with the message catalogs.
 import { BoardView, MapModel } from "./board.js";
 import {
-  SEAT_COLOURS, SEAT_LETTERS, api, h, loadCatalogs, pickLang, render, setLang, t, tiebreakText, translateDom, txt,
+  SEAT_COLOURS, SEAT_LETTERS, api, h, loadCatalogs, pickLang, render, scoreChart, setLang, t, tiebreakText,
+  translateDom, txt,
 } from "./common.js";
 
 const COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#F0E442", "#D55E00", "#0072B2", "#999999"];
@@ -412,28 +413,6 @@ function renderLog() {
 }
 
 
-function chart(series, n) {
-  // The scores over the game (the browser game's end chart): one line per player.
-  const sv = (tag, attrs = {}, ...kids) => h(tag, { ...attrs, svg: true }, ...kids);
-  const W = 560; const H = 220; const pad = 30;
-  const rows = [Array(n).fill(0), ...series];
-  const max = Math.max(10, ...rows.flat());
-  const x = (i) => pad + (i / Math.max(1, rows.length - 1)) * (W - pad * 2);
-  const y = (v) => H - pad - (v / max) * (H - pad * 2);
-  const dashes = ["", "6 3", "2 3", "10 3 2 3"];
-  const svg = sv("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-labelledby": "chart-h" },
-    sv("line", { x1: pad, y1: H - pad, x2: W - pad, y2: H - pad, class: "axis" }),
-    sv("line", { x1: pad, y1: pad, x2: pad, y2: H - pad, class: "axis" }),
-    sv("text", { x: pad - 4, y: pad, class: "tick", "text-anchor": "end" }, max),
-    sv("text", { x: pad - 4, y: H - pad, class: "tick", "text-anchor": "end" }, 0),
-    sv("text", { x: W / 2, y: H - 6, class: "tick", "text-anchor": "middle" }, t(S.lang, "table.chart.x")));
-  for (let q = 0; q < n; q++) {
-    svg.append(sv("polyline", { points: rows.map((r, i) => `${x(i).toFixed(1)},${y(r[q]).toFixed(1)}`).join(" "),
-      fill: "none", stroke: SEAT_COLOURS[q], "stroke-width": 2.5, "stroke-dasharray": dashes[q] }));
-    svg.append(sv("text", { x: W - pad + 4, y: y(rows[rows.length - 1][q]) + 4, class: "tick" }, SEAT_LETTERS[q]));
-  }
-  return svg;
-}
 
 function renderEnd() {
   const d = S.data;
@@ -456,7 +435,7 @@ function renderEnd() {
         ...Array.from({ length: n }, (_, q) => h("td", {}, v.breakdown[q][c])))),
       h("tr", { class: "total" }, h("th", { scope: "row" }, t(S.lang, "end.total")),
         ...Array.from({ length: n }, (_, q) => h("td", { class: "final-score", "data-seat": q }, v.scores[q])))))),
-      h("div", { class: "end-chart" }, h("h3", { id: "chart-h" }, t(S.lang, "chart.title")), chart(d.series, n))));
+      h("div", { class: "end-chart" }, h("h3", { id: "chart-h" }, t(S.lang, "chart.title")), scoreChart([Array(n).fill(0), ...d.series], n, t(S.lang, "table.chart.x")))));
 }
 
 function renderAll() {
