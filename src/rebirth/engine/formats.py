@@ -19,7 +19,7 @@ import re
 import stat
 import unicodedata
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, NoReturn
+from typing import Annotated, Any, ClassVar, Literal, NoReturn, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -178,24 +178,23 @@ class SetupModel(BaseModel):
     tower_tokens: Annotated[list[Id], Field(max_length=200)] = []
 
 
-CHANCE_RE = re.compile(r"^reveal (E|F|S[1-4])$")
-
-
 class ActionModel(BaseModel):
     """One entry of ``actions``: ``{"seat", "action"}`` or a chance outcome ``{"chance"}``."""
 
     model_config = _STRICT
+    CHANCE: ClassVar[re.Pattern[str]] = re.compile(r"^reveal (E|F|S[1-4])$")
+    EXPECTED: ClassVar[str] = "'reveal TILE'"
     seat: Seat | None = None
     action: Annotated[str, Field(min_length=1, max_length=20)] | None = None
     chance: Annotated[str, Field(max_length=20)] | None = None
 
     @model_validator(mode="after")
-    def _shape(self) -> ActionModel:
+    def _shape(self) -> Self:
         if self.chance is not None:
             if self.seat is not None or self.action is not None:
                 raise ValueError("a chance entry has only the key 'chance'")
-            if not CHANCE_RE.match(self.chance):
-                raise ValueError(f"unknown chance outcome {self.chance!r} (expected 'reveal TILE')")
+            if not self.CHANCE.match(self.chance):
+                raise ValueError(f"unknown chance outcome {self.chance!r} (expected {self.EXPECTED})")
         elif self.seat is None or self.action is None:
             raise ValueError("an action needs 'seat' and 'action' (or a chance entry 'chance')")
         return self
@@ -265,9 +264,6 @@ class RecordModel(RecordHeader):
         return self
 
 
-TABLE_CHANCE_RE = re.compile(r"^(reveal (E|F|S[1-4])|token [A-Za-z0-9_-]{1,40}|card [A-Za-z0-9_-]{1,40})$")
-
-
 class TableSetupModel(BaseModel):
     """A table game's setup: no supplies (they are counts), only what the table entered."""
 
@@ -278,26 +274,15 @@ class TableSetupModel(BaseModel):
                             Field(max_length=40)] | None = None
 
 
-class TableActionModel(BaseModel):
+class TableActionModel(ActionModel):
     """An entry of a table game: a placement naming its tile (``S3@H7``), an x2 mark, a
     discard, or an entered outcome (``reveal S2``, ``token points3a``, ``card S05``)."""
 
-    model_config = _STRICT
-    seat: Seat | None = None
+    CHANCE: ClassVar[re.Pattern[str]] = re.compile(
+        r"^(reveal (E|F|S[1-4])|token [A-Za-z0-9_-]{1,40}|card [A-Za-z0-9_-]{1,40})$")
+    EXPECTED: ClassVar[str] = "'reveal TILE', 'token ID' or 'card ID'"
     action: Annotated[str, Field(min_length=1, max_length=48)] | None = None
     chance: Annotated[str, Field(max_length=48)] | None = None
-
-    @model_validator(mode="after")
-    def _shape(self) -> TableActionModel:
-        if self.chance is not None:
-            if self.seat is not None or self.action is not None:
-                raise ValueError("a chance entry has only the key 'chance'")
-            if not TABLE_CHANCE_RE.match(self.chance):
-                raise ValueError(f"unknown entered outcome {self.chance!r} "
-                                 "(expected 'reveal TILE', 'token ID' or 'card ID')")
-        elif self.seat is None or self.action is None:
-            raise ValueError("an action needs 'seat' and 'action' (or a chance entry 'chance')")
-        return self
 
 
 class TableRecordModel(RecordHeader):
