@@ -229,3 +229,21 @@ def test_admin_revokes_a_link_and_pan_zoom(live_server: LiveServer, new_context:
     fresh = open_page(new_context(), new_url)
     fresh.wait_for_function("document.body.dataset.turn === 'mine'")
     place_by_click(fresh, random.Random(1))
+
+
+def test_the_games_language_is_the_default_of_its_links(live_server: LiveServer, new_context: Any) -> None:
+    """A game created in German opens in German for a friend who never chose a language;
+    the language menu still wins once used."""
+    res = new_game(live_server, {"board": "ireland", "players": 2, "lang": "de", "seats": [
+        {"kind": "human", "name": "Ailsa"}, {"kind": "easy", "name": "Brodie"}]})
+    url = live_server.url + res["links"]["seats"][0]["url"]
+    ctx = new_context()
+    page = open_page(ctx, url)
+    page.wait_for_function("document.documentElement.lang === 'de'")
+    assert page.locator("#lang").input_value() == "de"
+    page.select_option("#lang", "en")
+    page.wait_for_function("document.documentElement.lang === 'en'")
+    again = open_page(ctx, url)  # the user's choice is remembered over the game's
+    again.wait_for_timeout(300)
+    assert again.evaluate("document.documentElement.lang") == "en"
+    assert not page.errors and not again.errors  # type: ignore[attr-defined]

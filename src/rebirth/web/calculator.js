@@ -472,7 +472,7 @@ function readFragment() {
 }
 
 async function main() {
-  setLang(lang);
+  setLang(lang, false);
   await loadCatalogs(lang);
   translateDom(lang);
   $("lang").value = lang;

@@ -16,8 +16,17 @@ export function pickLang() {
   return "en";
 }
 
-export function setLang(lang) {
-  localStorage.setItem("rebirth.lang", lang);
+/** The language this browser's user chose (a `?lang=` link or the language menu), or null. */
+export function chosenLang() {
+  const q = new URLSearchParams(location.search).get("lang");
+  const stored = localStorage.getItem("rebirth.lang");
+  for (const l of [q, stored]) if (l === "en" || l === "de") return l;
+  return null;
+}
+
+/** Show the page in `lang`; `remember` stores it as the user's choice (the language menu). */
+export function setLang(lang, remember = true) {
+  if (remember) localStorage.setItem("rebirth.lang", lang);
   document.documentElement.lang = lang;
 }
 

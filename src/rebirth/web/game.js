@@ -1,6 +1,6 @@
 // The game page: renders what the server sends for this seat (docs/protocol.md).
 import { BoardView, MapModel } from "./board.js";
-import { SEAT_COLOURS, SEAT_LETTERS, api, h, loadCatalogs, pickLang, rememberGame, render, setLang, t, tiebreakText,
+import { SEAT_COLOURS, SEAT_LETTERS, api, chosenLang, h, loadCatalogs, pickLang, rememberGame, render, setLang, t, tiebreakText,
   translateDom, txt, scoreChart } from "./common.js";
 import { GameSocket } from "./net.js";
 
@@ -580,7 +580,7 @@ function connStatus(state, wait) {
 }
 
 async function init() {
-  setLang(S.lang);
+  setLang(S.lang, false);
   await loadCatalogs(S.lang);
   translateDom(S.lang);
   const sel = $("lang");
@@ -597,6 +597,11 @@ async function init() {
   });
   if (!token) { $("status").textContent = t(S.lang, "game.notoken"); return; }
   const summary = await api(`/api/games/${encodeURIComponent(S.gameId)}`);
+  if (!chosenLang() && (summary.lang === "en" || summary.lang === "de") && summary.lang !== S.lang) {
+    // The game's language, as its creator chose it, unless this user chose one.
+    S.lang = summary.lang; sel.value = S.lang; setLang(S.lang, false);
+    await loadCatalogs(S.lang); translateDom(S.lang);
+  }
   S.names = summary.names || [];
   S.kinds = summary.kinds || [];
   S.boardData = await api(`/api/boards/${encodeURIComponent(summary.board)}`);

@@ -104,7 +104,7 @@ async function create(ev) {
 }
 
 async function init() {
-  setLang(lang);
+  setLang(lang, false);
   await loadCatalogs(lang);
   translateDom(lang);
   const sel = document.getElementById("lang");

@@ -518,7 +518,7 @@ async function initPlay() {
 
 async function init() {
   S.lang = pickLang();
-  setLang(S.lang);
+  setLang(S.lang, false);
   $("lang").value = S.lang;
   await loadCatalogs(S.lang);
   translateDom(S.lang);
