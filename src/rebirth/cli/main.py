@@ -140,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--lang", choices=("en", "de"), default="en")
     serve = sub.add_parser("serve", help="run the browser game's server (prints its URL)")
     serve.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=None, help="port (default 8000)")
+    serve.add_argument("--port", type=int_in(1, 65535), default=None, help="port, 1..65535 (default 8000)")
     serve.add_argument("--db", default=None, help="SQLite file (default: in the user data folder)")
     return parser
 

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import socket
+import sys
 
 import uvicorn
+from pydantic import ValidationError
 
+from rebirth.fileio import check_writable_file
 from rebirth.server.app import create_app
 from rebirth.server.settings import Settings, sqlite_url
 
@@ -23,9 +27,33 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     return s.model_copy(update=upd)
 
 
+def _port_free(host: str, port: int) -> str | None:
+    """Why ``host:port`` cannot be listened on (None when it can), checked before starting so
+    that the URL is never printed for a server that does not come up."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((host, port))
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
-    """Serve until interrupted."""
-    s = settings_from_args(args)
+    """Serve until interrupted; 2 (and a clear message) when it cannot start."""
+    try:
+        s = settings_from_args(args)
+    except ValidationError as exc:
+        print(f"error: a REBIRTH_* setting is not valid: {exc.errors()[0]['loc']}: "
+              f"{exc.errors()[0]['msg']}", file=sys.stderr)
+        return 2
+    if args.db is not None and (why := check_writable_file(args.db)) is not None:
+        print(f"error: cannot use --db {args.db}: {why}", file=sys.stderr)
+        return 2
+    if (why := _port_free(s.host, s.port)) is not None:
+        print(f"error: cannot listen on {s.host}:{s.port}: {why}", file=sys.stderr)
+        return 2
     app = create_app(s)
     host = f"[{s.host}]" if ":" in s.host else s.host
     print(f"Rebirth is running at http://{host}:{s.port}/  (Ctrl+C stops it)", flush=True)
