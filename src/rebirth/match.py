@@ -6,23 +6,33 @@ events and, mid-game, a record redacted for it. Terminal, arena and server all u
 Seeds (docs/security.md): without a seed, a game is dealt from 128 secret bits drawn
 from :mod:`secrets`. Bots get random streams that are independent of the deal: fresh
 secret bits, or, for a reproducible game with an explicit seed, a keyed hash of
-(seed, seat) that cannot be turned back into the seed.
+(seed, seat) that cannot be turned back into the seed. Chance outcomes after the deal come
+from the state's chance stream, a keyed hash of (seed, "chance"): independent of the deal
+(engine/streams.py).
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from rebirth.bots.base import Bot, make_bot
 from rebirth.engine.actions import ActionError, IllegalActionError
 from rebirth.engine.events import Event
-from rebirth.engine.game import Game
+from rebirth.engine.game import Game, Setup
 from rebirth.engine.records import Seat, make_record, redacted_record
+from rebirth.engine.replay import (
+    ActionEntry,
+    ChanceEntry,
+    LogEntry,
+    ReplayedStep,
+    draw_chance,
+    replay_log,
+)
 from rebirth.engine.state import State
+from rebirth.engine.streams import bot_seed_of
 from rebirth.engine.views import View
 
 HUMAN = "human"
@@ -58,18 +68,25 @@ def bot_seed(game_seed: int | None, seat: int) -> int:
     """
     if game_seed is None:
         return secrets.randbits(64)
-    key = str(game_seed).encode()
-    digest = hmac.new(key, f"rebirth-bot/{seat}".encode(), hashlib.sha256).digest()
-    return int.from_bytes(digest[:8], "big")
+    return bot_seed_of(game_seed, seat)
 
 
 @dataclass
 class Step:
-    """One accepted step of the game: who acted (``None`` for chance) and what followed."""
+    """One accepted step of the game: who acted (``None`` for chance), what followed, and the
+    step as logged (``text``: the action, e.g. ``H12``, or the outcome, e.g. ``reveal S2``;
+    empty for the deal, version 0). The server stores exactly these."""
 
     version: int
     seat: int | None
     events: list[Event]
+    text: str = ""
+
+    def entry(self) -> LogEntry:
+        """The step as a log entry (:mod:`rebirth.engine.replay`); not for the deal."""
+        if not self.text:
+            raise ValueError("the deal (version 0) is not a log entry")
+        return ChanceEntry(self.text) if self.seat is None else ActionEntry(self.seat, self.text)
 
 
 @dataclass
@@ -112,7 +129,7 @@ class Match:
     @staticmethod
     def resume(game: Game, state: State, seats: list[Seat], seed: int | None,
                steps: list[Step] | None = None) -> Match:
-        """A match around a state rebuilt from a saved record (``steps``: its replayed events
+        """A match around a state rebuilt by :func:`replay` (``steps``: its replayed events
         by version). Bots get fresh secret streams, independent of the deal."""
         bots = {i: make_bot(s.kind, game, i, bot_seed(None, i))
                 for i, s in enumerate(seats) if s.kind.strip().lower() != HUMAN}
@@ -182,18 +199,24 @@ class Match:
             raise NotYourTurnError(f"it is not seat {seat + 1}'s turn",
                                    f"Platz {seat + 1} ist nicht am Zug")
         events = self.state.apply(action)
-        self.steps.append(Step(self.version, seat, events))
+        self.steps.append(Step(self.version, seat, events, self._logged()))
         out = list(events)
         out.extend(self._resolve_chance())
         return out
 
+    def _logged(self) -> str:
+        """The text of the step just taken, as the record logs it."""
+        e = self.state.history_json()[-1]
+        return str(e["chance"] if "chance" in e else e["action"])
+
     def _resolve_chance(self) -> list[Event]:
-        """Chance outcomes are drawn by the authority from the game's secret RNG."""
+        """Chance outcomes are drawn by the authority from the game's secret chance stream
+        (one draw per outcome: the replay advances the stream the same way)."""
         out: list[Event] = []
         st = self.state
         while st.is_chance_node():
-            events = st.apply_chance(st.sample_chance(st.rng))
-            self.steps.append(Step(self.version, None, events))
+            events = st.apply_chance(draw_chance(st))
+            self.steps.append(Step(self.version, None, events, self._logged()))
             out.extend(events)
         return out
 
@@ -211,5 +234,23 @@ class Match:
         return out
 
 
+def restore(game: Game, setup: Setup, seed: int | None, log: Iterable[LogEntry],
+           seats: list[Seat]) -> Match:
+    """The match of a saved game: its setup and seed, every logged step re-entered by the one
+    replay (:func:`~rebirth.engine.replay.replay_log`, which also advances the chance stream),
+    then :meth:`Match.resume`. The steps keep their events and texts, so the log, "since your
+    last turn" and what a server stores go on as before. Raises ReplayError (a ValueError)."""
+    state = game.from_setup(setup, seed=seed)
+    steps = [Step(0, None, list(state.initial_events))]
+
+    def keep(step: ReplayedStep) -> None:
+        e = step.entry
+        steps.append(Step(step.index + 1, e.seat if isinstance(e, ActionEntry) else None,
+                          step.events, e.text))
+
+    replay_log(state, log, on_step=keep)
+    return Match.resume(game, state, seats, seed, steps)
+
+
 __all__ = ["HUMAN", "ActionError", "Match", "NotYourTurnError", "StaleVersionError", "Step",
-           "bot_seed", "new_seed"]
+           "bot_seed", "new_seed", "restore"]

@@ -19,7 +19,7 @@ from browser.kit import LiveServer, open_page, save_png
 from rebirth.engine import records
 from rebirth.engine.events import Event
 from rebirth.engine.game import Game
-from rebirth.engine.table import table_entries
+from rebirth.engine.records import table_entries
 from rebirth.match import Match
 
 

@@ -12,7 +12,15 @@ import pytest
 
 from rebirth.engine.actions import ActionError
 from rebirth.engine.game import Game, Setup
-from rebirth.engine.records import RecordError, replay, result_json, summary_json
+from rebirth.engine.records import (
+    RecordError,
+    replay,
+    replay_table,
+    result_json,
+    summary_json,
+    table_entries,
+    table_record,
+)
 from rebirth.engine.state import CHANCE, PHASE_PLACE, State
 from rebirth.engine.table import (
     PHASE_CARDS,
@@ -21,9 +29,6 @@ from rebirth.engine.table import (
     TableState,
     new_table_game,
     rebuild,
-    replay_table,
-    table_entries,
-    table_record,
 )
 from rebirth.match import Match
 

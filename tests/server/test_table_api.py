@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from rebirth.engine import records
 from rebirth.engine.game import Game
-from rebirth.engine.table import table_entries
+from rebirth.engine.records import table_entries
 from rebirth.match import Match
 from server.kit import client
 

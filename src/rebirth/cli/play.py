@@ -39,6 +39,7 @@ from rebirth.engine.game import Game
 from rebirth.engine.hexgrid import LABEL_RE
 from rebirth.engine.i18n import pick
 from rebirth.engine.records import RecordError, Seat, load_record, replay
+from rebirth.engine.replay import ActionEntry, ReplayedStep
 from rebirth.engine.state import State
 from rebirth.engine.tiles import TILE_CODES, TILE_NAMES_DE, TILE_NAMES_EN
 from rebirth.engine.views import View
@@ -145,14 +146,15 @@ def resume_match(record: Any, *, board: Board | None = None) -> Match:
     seat kind.
     """
     steps: list[Step] = []
-    actions = record.get("actions") if isinstance(record, dict) else None
 
-    def collect(i: int, events: list[Event]) -> None:
-        entry = actions[i] if isinstance(actions, list) else {}
-        seat = entry.get("seat") if isinstance(entry, dict) else None
-        steps.append(Step(i + 1, seat if isinstance(seat, int) else None, events))
+    def collect(step: ReplayedStep) -> None:
+        e = step.entry
+        steps.append(Step(step.index + 1, e.seat if isinstance(e, ActionEntry) else None,
+                          step.events, e.text))
 
-    state = replay(record, board=board, on_events=collect)
+    # The one replay (records.replay → engine/replay.py) also advances the chance stream, so
+    # the resumed game draws the reveals (I-7) the uninterrupted game would have drawn.
+    state = replay(record, board=board, on_step=collect)
     players = record.get("players") if isinstance(record, dict) else None
     seats: list[Seat] = []
     for i, p in enumerate(players if isinstance(players, list) else []):

@@ -22,6 +22,7 @@ from rebirth.engine.missions import (
     builtin_tokens,
     card_spaces,
 )
+from rebirth.engine.streams import chance_seed
 from rebirth.engine.tiles import parse_tile, starting_tiles, tile_code, tile_counts
 
 VARIANTS: dict[str, Text] = {
@@ -174,7 +175,8 @@ class Game:
         return SET_ASIDE[self.board.rules]
 
     def deal(self, seed: int | None = None, *, start_player: int | None = None) -> Setup:
-        """A random setup (S-1…S-8) from ``seed``."""
+        """A random setup (S-1…S-8) from ``seed`` (the deal's own stream: ``Random(seed)``,
+        which no later draw of the game shares; docs/security.md)."""
         rng = random.Random(seed)
         tiles, _ = starting_tiles(self.players)
         k = self.set_aside_count
@@ -242,14 +244,17 @@ class Game:
                 raise SetupError("setup: every mission card must be in the deck or on display")
 
     def new_state(self, seed: int | None = None, *, start_player: int | None = None) -> State:
-        """A new game dealt from ``seed``; the state's own RNG is seeded from it too."""
+        """A new game dealt from ``seed``. Its chance stream (``State.rng``, I-7's reveals) is
+        seeded from ``seed`` too, but through HMAC (:func:`~rebirth.engine.streams.chance_seed`):
+        independent of the deal, so a reveal tells nothing of anyone's supply."""
         setup = self.deal(seed, start_player=start_player)
-        return State(self, setup, seed=seed)
+        return State(self, setup, seed=chance_seed(seed))
 
     def from_setup(self, setup: Setup, *, seed: int | None = None, strict: bool = True) -> State:
-        """A state from an explicit setup (scripted games, puzzles, records)."""
+        """A state from an explicit setup (scripted games, puzzles, records); ``seed`` is the
+        game's seed, and the chance stream is derived from it as in :meth:`new_state`."""
         self.check_setup(setup, strict=strict)
-        return State(self, setup, seed=seed)
+        return State(self, setup, seed=chance_seed(seed))
 
 
 

@@ -8,19 +8,30 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from rebirth import __version__
-from rebirth.engine.actions import ActionError, parse_action
-from rebirth.engine.board import Board, MapError, builtin_board, builtin_names
-from rebirth.engine.codec import ActionCodec
+from rebirth.engine.board import Board, MapError, builtin_board, builtin_names, resolve_board
 from rebirth.engine.events import Event
 from rebirth.engine.formats import MAX_RECORD_BYTES, decode_json, read_regular_file, validate_record
 from rebirth.engine.game import Game, Setup, SetupError
 from rebirth.engine.missions import DataError
+from rebirth.engine.replay import (
+    CHANCE_MISSING,
+    GAME_OVER,
+    NO_CHANCE,
+    WRONG_SEAT,
+    ActionEntry,
+    ChanceEntry,
+    LogEntry,
+    ReplayedStep,
+    ReplayError,
+    replay_log,
+)
 from rebirth.engine.state import State
+from rebirth.engine.table import TableState, apply_table_chance
 from rebirth.engine.tiles import NEUTRAL, tile_code
 
 FORMAT = "rebirth-record"
@@ -131,19 +142,21 @@ def _require(cond: bool, msg: str) -> None:
 
 
 def replay(record: Any, *, board: Board | None = None,
-           on_events: Callable[[int, list[Event]], None] | None = None) -> State:
+           on_events: Callable[[int, list[Event]], None] | None = None,
+           on_step: Callable[[ReplayedStep], None] | None = None) -> State:
     """Replay a decoded record and verify it; returns the final state.
 
-    Raises :class:`RecordError` naming the first bad item: a malformed record, an
-    unknown or different map, a bad setup, an illegal or tampered action, or a
-    result that does not match.
+    ``on_step`` (or the older ``on_events``, given the entry's index) hears every entry
+    with its events as it is re-entered. Raises :class:`RecordError` naming the first bad
+    item: a malformed record, an unknown or different map, a bad setup, an illegal or
+    tampered action, or a result that does not match.
     """
     _require(isinstance(record, dict), "record: must be a JSON object")
     _require("redacted_for" not in record,
              "record: it was redacted for one seat during the game; without the hidden setup "
              "it cannot be replayed (the complete record exists once the game is over)")
-    # The whole document is checked against the typed schema first, so the loop
-    # below sees well-typed data (formats.RecordModel).
+    # The whole document is checked against the typed schema first, so what follows sees
+    # well-typed data (formats.RecordModel).
     try:
         validate_record(record)
     except ValueError as exc:
@@ -169,9 +182,14 @@ def replay(record: Any, *, board: Board | None = None,
         raise RecordError(
             f"record: it was played on a different version of map {board.id!r} "
             f"(digest {digest}, this map {map_digest(board)})")
+    hear = _listener(on_events, on_step)
     if record.get("table") is True:
         # A physical game recorded at the table: supplies are counts (engine/table.py).
-        return _replay_table(record, board, len(players), variants, on_events)
+        try:
+            game = Game.create(board, len(players), variants)
+        except SetupError as exc:
+            raise RecordError(f"record: {exc}") from exc
+        return _replay_table(record, game, hear)
     try:
         game = Game.create(board, len(players), variants)
         setup = Setup.from_json(record.get("setup"))
@@ -179,59 +197,155 @@ def replay(record: Any, *, board: Board | None = None,
         state = game.from_setup(setup, seed=seed if isinstance(seed, int) else None)
     except (SetupError, DataError) as exc:
         raise RecordError(f"record: {exc}") from exc
-    actions = record.get("actions")
-    _require(isinstance(actions, list), "record: 'actions' must be a list")
     # Chance outcomes are explicit steps: each sits in the list where the game reached a
     # chance node (after the action that caused it), so the list replays in order.
-    for i, entry in enumerate(actions):
-        where = f"action #{i + 1}"
-        _require(isinstance(entry, dict), f"{where}: must be an object")
-        if "chance" in entry:
-            text = entry["chance"]
-            _require(isinstance(text, str), f"{where}: 'chance' must be a text such as 'reveal S2'")
-            if not state.is_chance_node():
-                raise RecordError(f"{where} ({text}): no chance outcome is pending here")
-            try:
-                events = state.apply_chance(ActionCodec.parse_chance(text))
-            except ActionError as exc:
-                raise RecordError(f"{where} ({text}): {exc}") from exc
-            # The authority drew this outcome with one call of the game's RNG: advance it the
-            # same way, so a resumed or restarted game's future chance is what it would have been.
-            state.rng.random()
-            if on_events is not None:
-                on_events(i, events)
-            continue
-        seat = entry.get("seat")
-        text = entry.get("action")
-        _require(isinstance(text, str), f"{where}: needs an 'action' text")
-        if state.is_terminal():
-            raise RecordError(f"{where} ({text}): the game is already over")
-        if state.is_chance_node():
-            raise RecordError(f"{where} ({text}): the record lacks a chance outcome before it")
-        if seat != state.current_player:
-            raise RecordError(
-                f"{where} ({text}): recorded for seat {seat}, but seat {state.current_player} is to act")
-        try:
-            events = state.apply(parse_action(str(text)))
-        except ActionError as exc:
-            raise RecordError(f"{where} (seat {seat}: {text}): {exc}") from exc
-        if on_events is not None:
-            on_events(i, events)
+    try:
+        replay_log(state, _log(record, "reveal S2"), on_step=hear)
+    except ReplayError as exc:
+        raise RecordError(_say(exc, table=False)) from exc
     if state.is_chance_node():
         raise RecordError("record: it ends before a pending chance outcome (the extra tile's reveal)")
     check_result(state, record.get("result"))
     return state
 
 
-def _replay_table(record: dict[str, Any], board: Board, players: int, variants: list[str],
-                  on_events: Callable[[int, list[Event]], None] | None) -> State:
-    from rebirth.engine.table import replay_table
+def _listener(on_events: Callable[[int, list[Event]], None] | None,
+              on_step: Callable[[ReplayedStep], None] | None) -> Callable[[ReplayedStep], None] | None:
+    if on_events is None:
+        return on_step
 
+    def hear(step: ReplayedStep) -> None:
+        on_events(step.index, step.events)
+        if on_step is not None:
+            on_step(step)
+
+    return hear
+
+
+def _log(record: dict[str, Any], example: str) -> list[LogEntry]:
+    """A record's ``actions`` as log entries (the schema has checked their types)."""
+    actions = record.get("actions")
+    if not isinstance(actions, list):
+        raise RecordError("record: 'actions' must be a list")
+    out: list[LogEntry] = []
+    for i, entry in enumerate(actions):
+        where = f"action #{i + 1}"
+        _require(isinstance(entry, dict), f"{where}: must be an object")
+        if "chance" in entry:
+            _require(isinstance(entry["chance"], str),
+                     f"{where}: 'chance' must be a text such as {example!r}")
+            out.append(ChanceEntry(entry["chance"]))
+            continue
+        seat, text = entry.get("seat"), entry.get("action")
+        _require(isinstance(text, str), f"{where}: needs an 'action' text")
+        _require(isinstance(seat, int) and not isinstance(seat, bool),
+                 f"{where} ({text}): needs a 'seat' number")
+        out.append(ActionEntry(seat, str(text)))
+    return out
+
+
+def _say(exc: ReplayError, *, table: bool) -> str:
+    """The record's message for an entry that does not replay (normal or table record)."""
+    e = exc.entry
+    where = f"action #{exc.index + 1} ({e.text})"
+    if exc.reason == NO_CHANCE:
+        return f"{where}: " + ("no outcome is asked for here" if table
+                               else "no chance outcome is pending here")
+    if exc.reason == GAME_OVER:
+        return f"{where}: the game is already over"
+    if exc.reason == CHANCE_MISSING:
+        return f"{where}: the record lacks a chance outcome before it"
+    if exc.reason == WRONG_SEAT and isinstance(e, ActionEntry):
+        return f"{where}: recorded for seat {e.seat}, but seat {exc.to_act} is to act"
+    if isinstance(e, ActionEntry) and not table:
+        return f"action #{exc.index + 1} (seat {e.seat}: {e.text}): {exc.cause}"
+    return f"{where}: {exc.cause}"
+
+
+def table_record(state: TableState, seats: Sequence[Any] | None = None) -> dict[str, Any]:
+    """The record of a table game (``"table": true``; see docs/records.md)."""
+    rec = make_record(state, list(seats) if seats is not None else None)
+    rec["table"] = True
+    rec.pop("seed", None)
+    return rec
+
+
+def replay_table(record: dict[str, Any], game: Game, *,
+                 on_events: Callable[[int, list[Event]], None] | None = None,
+                 on_step: Callable[[ReplayedStep], None] | None = None) -> TableState:
+    """Replay and verify a table record whose header :func:`replay` has checked."""
+    return _replay_table(record, game, _listener(on_events, on_step))
+
+
+def _replay_table(record: dict[str, Any], game: Game,
+                  hear: Callable[[ReplayedStep], None] | None) -> TableState:
+    setup = record.get("setup")
+    if not isinstance(setup, dict):
+        raise RecordError("record: 'setup' must be an object")
+    for key in ("supplies", "set_aside", "mission_deck"):
+        if key in setup:
+            raise RecordError(f"record: a table game's setup has no {key!r} (supplies are counts)")
+    start = setup.get("start_player", 0)
+    display = setup.get("display", [])
+    tokens = setup.get("tower_tokens")
+    if not isinstance(start, int) or not isinstance(display, list) or not (
+            tokens is None or isinstance(tokens, list)):
+        raise RecordError("record: table setup needs an integer 'start_player', a 'display' list "
+                          "and a 'tower_tokens' list (null where not entered)")
     try:
-        game = Game.create(board, players, variants)
+        state = TableState(game, start, [str(c) for c in display],
+                           None if tokens is None else [None if t is None else str(t) for t in tokens])
     except SetupError as exc:
         raise RecordError(f"record: {exc}") from exc
-    return replay_table(record, game, on_events=on_events)
+    try:
+        replay_log(state, _log(record, "token points3a"), on_step=hear,
+                   apply_chance=apply_table_chance)
+    except ReplayError as exc:
+        if exc.reason == CHANCE_MISSING:
+            raise RecordError(f"action #{exc.index + 1} ({exc.entry.text}): the record lacks the "
+                              f"entry asked for before it ({state.asked()})") from exc
+        raise RecordError(_say(exc, table=True)) from exc
+    check_result(state, record.get("result"))
+    return state
+
+
+def table_entries(record: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """A finished or running record of a normal game re-entered as a table game would be:
+    per action of ``record``, the table entries that say the same (the placement with its
+    tile, the tower tokens it turns over, the P-7 discards that follow); one last group holds
+    the mission cards entered at the end. Raises RecordError if the record does not replay."""
+    groups: list[list[dict[str, Any]]] = []
+    seen: set[str] = set()
+    setup = record.get("setup") or {}
+    tokens_by_tower: dict[str, str] = {}
+
+    def on_step(step: ReplayedStep) -> None:
+        entry = step.entry
+        out: list[dict[str, Any]] = []
+        for e in step.events:
+            if e.kind == "place" and isinstance(entry, ActionEntry) and entry.seat == e.seat:
+                out.append({"seat": e.seat, "action": f"{e.data['tile']}@{e.data['hex']}"})
+        if not out:
+            out.append(entry.to_json())  # a mark or a reveal reads the same at the table
+        for e in step.events:
+            tw = e.data.get("tower") if e.kind == "tower" else None
+            if tw is not None and tw not in seen:
+                seen.add(tw)
+                out.append({"chance": f"token {tokens_by_tower[tw]}"})
+        for e in step.events:
+            if e.kind == "discard":
+                out.append({"seat": e.seat, "action": f"discard {e.data['tile']}"})
+        groups.append(out)
+
+    board = resolve_board(str(record.get("board")))
+    tokens_by_tower = {tw.id: tid for tw, tid in zip(board.towers, setup.get("tower_tokens", []),
+                                                      strict=False)}
+    final = replay(record, board=board, on_step=on_step)
+    if final.is_terminal():
+        own = final.secret if board.is_ireland else final.missions
+        groups.append([{"chance": f"card {final.game.cards[c].id}"}
+                       for q in range(final.n) for c in own[q]])
+    return groups
 
 
 def load_record(text: str | bytes) -> Any:

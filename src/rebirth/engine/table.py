@@ -20,7 +20,7 @@ replaces where a tile, a token or a card comes from.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +29,7 @@ from rebirth.engine.actions import ActionError, IllegalActionError
 from rebirth.engine.codec import TableCodec
 from rebirth.engine.events import Event
 from rebirth.engine.game import DISPLAY_SIZE, Game, Setup, SetupError
+from rebirth.engine.replay import log_of, replay_log
 from rebirth.engine.state import (
     CHANCE,
     PHASE_CHANCE,
@@ -547,6 +548,12 @@ def new_table_game(board: str | Any, players: int, *, start_player: int = 0,
     return TableState(game, start_player, display, tower_tokens)
 
 
+def apply_table_chance(state: TableState, text: str) -> list[Event]:
+    """Apply a logged or entered outcome (``reveal S2``, ``token ID``, ``card ID``): the
+    chance hook of :func:`~rebirth.engine.replay.replay_log` for table games."""
+    return state.apply(text)
+
+
 def rebuild(state: TableState, drop: int = 0) -> TableState:
     """The table game re-entered from its setup and entries, minus the last ``drop``
     (undo: table mistakes happen). Raises TableError if ``drop`` is out of range."""
@@ -558,118 +565,5 @@ def rebuild(state: TableState, drop: int = 0) -> TableState:
     assert isinstance(su, TableSetup)
     fresh = TableState(state.game, su.start_player, su.display,
                        su.entered_tokens if state.board.is_ireland else None)
-    for _seat, aid in state.entries[:len(state.entries) - drop]:
-        fresh.apply_id(aid)
-    return fresh
-
-
-def table_record(state: TableState, seats: Sequence[Any] | None = None) -> dict[str, Any]:
-    """The record of a table game (``"table": true``; see docs/records.md)."""
-    from rebirth.engine.records import make_record
-
-    rec = make_record(state, list(seats) if seats is not None else None)
-    rec["table"] = True
-    rec.pop("seed", None)
-    return rec
-
-
-def replay_table(record: dict[str, Any], game: Game, *,
-                 on_events: Callable[[int, list[Event]], None] | None = None) -> TableState:
-    """Replay and verify a table record whose header :func:`records.replay` has checked."""
-    from rebirth.engine.records import RecordError, check_result
-
-    setup = record.get("setup")
-    if not isinstance(setup, dict):
-        raise RecordError("record: 'setup' must be an object")
-    for key in ("supplies", "set_aside", "mission_deck"):
-        if key in setup:
-            raise RecordError(f"record: a table game's setup has no {key!r} (supplies are counts)")
-    start = setup.get("start_player", 0)
-    display = setup.get("display", [])
-    tokens = setup.get("tower_tokens")
-    if not isinstance(start, int) or not isinstance(display, list) or not (
-            tokens is None or isinstance(tokens, list)):
-        raise RecordError("record: table setup needs an integer 'start_player', a 'display' list "
-                          "and a 'tower_tokens' list (null where not entered)")
-    try:
-        state = TableState(game, start, [str(c) for c in display],
-                           None if tokens is None else [None if t is None else str(t) for t in tokens])
-    except SetupError as exc:
-        raise RecordError(f"record: {exc}") from exc
-    actions = record.get("actions")
-    if not isinstance(actions, list):
-        raise RecordError("record: 'actions' must be a list")
-    for i, entry in enumerate(actions):
-        where = f"action #{i + 1}"
-        if not isinstance(entry, dict):
-            raise RecordError(f"{where}: must be an object")
-        if "chance" in entry:
-            text = entry["chance"]
-            if not isinstance(text, str):
-                raise RecordError(f"{where}: 'chance' must be a text such as 'token points3a'")
-            if not state.is_chance_node():
-                raise RecordError(f"{where} ({text}): no outcome is asked for here")
-        else:
-            text = entry.get("action")
-            seat = entry.get("seat")
-            if not isinstance(text, str):
-                raise RecordError(f"{where}: needs an 'action' text")
-            if state.is_terminal():
-                raise RecordError(f"{where} ({text}): the game is already over")
-            if state.is_chance_node():
-                raise RecordError(f"{where} ({text}): the record lacks the entry asked for "
-                                  f"before it ({state.asked()})")
-            if seat != state.current_player:
-                raise RecordError(f"{where} ({text}): recorded for seat {seat}, but seat "
-                                  f"{state.current_player} is to act")
-        try:
-            events = state.apply(text)
-        except ActionError as exc:
-            raise RecordError(f"{where} ({text}): {exc}") from exc
-        if on_events is not None:
-            on_events(i, events)
-    check_result(state, record.get("result"))
-    return state
-
-
-def table_entries(record: dict[str, Any]) -> list[list[dict[str, Any]]]:
-    """A finished or running record of a normal game re-entered as a table game would be:
-    per action of ``record``, the table entries that say the same (the placement with its
-    tile, the tower tokens it turns over, the P-7 discards that follow); one last group holds
-    the mission cards entered at the end. Raises RecordError if the record does not replay."""
-    from rebirth.engine.records import replay
-
-    groups: list[list[dict[str, Any]]] = []
-    seen: set[str] = set()
-    setup = record.get("setup") or {}
-    tokens_by_tower: dict[str, str] = {}
-
-    def on_events(i: int, events: list[Event]) -> None:
-        entry = record["actions"][i]
-        out: list[dict[str, Any]] = []
-        for e in events:
-            if e.kind == "place" and entry.get("seat") == e.seat and "chance" not in entry:
-                out.append({"seat": e.seat, "action": f"{e.data['tile']}@{e.data['hex']}"})
-        if not out:
-            out.append(dict(entry))  # a mark or a reveal reads the same at the table
-        for e in events:
-            tw = e.data.get("tower") if e.kind == "tower" else None
-            if tw is not None and tw not in seen:
-                seen.add(tw)
-                out.append({"chance": f"token {tokens_by_tower[tw]}"})
-        for e in events:
-            if e.kind == "discard":
-                out.append({"seat": e.seat, "action": f"discard {e.data['tile']}"})
-        groups.append(out)
-
-    from rebirth.engine.board import resolve_board
-
-    board = resolve_board(str(record.get("board")))
-    tokens_by_tower = {tw.id: tid for tw, tid in zip(board.towers, setup.get("tower_tokens", []),
-                                                      strict=False)}
-    final = replay(record, board=board, on_events=on_events)
-    if final.is_terminal():
-        own = final.secret if board.is_ireland else final.missions
-        groups.append([{"chance": f"card {final.game.cards[c].id}"}
-                       for q in range(final.n) for c in own[q]])
-    return groups
+    log = log_of(state)
+    return replay_log(fresh, log[:len(log) - drop], apply_chance=apply_table_chance)

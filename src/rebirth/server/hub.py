@@ -25,11 +25,10 @@ from rebirth import __version__
 from rebirth.bots.base import make_bot
 from rebirth.cli.play import preview
 from rebirth.engine.actions import ActionError
-from rebirth.engine.codec import ActionCodec
 from rebirth.engine.game import Game, Setup
 from rebirth.engine.records import Seat
-from rebirth.match import HUMAN, Match, NotYourTurnError, bot_seed
-from rebirth.match import Step as MatchStep
+from rebirth.engine.replay import ActionEntry, ChanceEntry, LogEntry, ReplayError
+from rebirth.match import HUMAN, Match, NotYourTurnError, bot_seed, restore
 from rebirth.server.settings import Settings
 from rebirth.server.store import GameRow, Step, Store, TokenRow, hash_token
 
@@ -94,33 +93,24 @@ def action_code(exc: ActionError) -> str:
 
 
 def rebuild(game: Game, row: GameRow, log_steps: list[Step]) -> Match:
-    """The match of a stored game: its setup and seed, then every logged step in order."""
-    state = game.from_setup(Setup.from_json(row.setup), seed=row.seed)
-    bots = {i: make_bot(k, game, i, bot_seed(None, i)) for i, k in enumerate(row.kinds) if k != HUMAN}
-    m = Match(game, [Seat(n, k) for n, k in zip(row.names, row.kinds, strict=True)], row.seed, state, bots)
-    m.steps.append(MatchStep(0, None, list(state.initial_events)))
+    """The match of a stored game: its setup and seed, every logged step re-entered by the
+    engine's one replay (the chance stream advanced as the live game advanced it), then
+    :meth:`Match.resume`."""
+    log: list[LogEntry] = []
     for s in log_steps:
-        if s.seq != m.version + 1:
-            raise ValueError(f"game {row.id}: the log jumps from version {m.version} to {s.seq}")
-        if s.seat is None:
-            events = state.apply_chance(ActionCodec.parse_chance(s.text))
-        else:
-            if s.seat != state.current_player:
-                raise ValueError(f"game {row.id}: step {s.seq} is logged for seat {s.seat}")
-            events = state.apply(s.text)
-        m.steps.append(MatchStep(m.version, s.seat, events))
-    return m
+        if s.seq != len(log) + 1:
+            raise ValueError(f"game {row.id}: the log jumps from version {len(log)} to {s.seq}")
+        log.append(ChanceEntry(s.text) if s.seat is None else ActionEntry(s.seat, s.text))
+    seats = [Seat(n, k) for n, k in zip(row.names, row.kinds, strict=True)]
+    try:
+        return restore(game, Setup.from_json(row.setup), row.seed, log, seats)
+    except ReplayError as exc:
+        raise ValueError(f"game {row.id}: {exc}") from exc
 
 
 def new_steps(m: Match, old_version: int) -> list[Step]:
-    """The log entries of the steps after ``old_version``."""
-    out = []
-    for i, e in enumerate(m.state.history_json()[old_version:]):
-        if "chance" in e:
-            out.append(Step(old_version + i + 1, None, str(e["chance"])))
-        else:
-            out.append(Step(old_version + i + 1, int(e["seat"]), str(e["action"])))
-    return out
+    """The log entries of the steps after ``old_version``: the match's own steps, as taken."""
+    return [Step(st.version, st.seat, st.text) for st in m.steps if st.version > old_version]
 
 
 @dataclass(eq=False)

@@ -39,8 +39,9 @@ from rebirth.engine.actions import ActionError
 from rebirth.engine.board import MapError
 from rebirth.engine.events import Event
 from rebirth.engine.game import SetupError
-from rebirth.engine.records import Seat
-from rebirth.engine.table import TableState, new_table_game, table_record
+from rebirth.engine.records import Seat, table_record
+from rebirth.engine.replay import ActionEntry, ChanceEntry, LogEntry, ReplayedStep, replay_log
+from rebirth.engine.table import TableState, apply_table_chance, new_table_game
 from rebirth.engine.tiles import TILE_CODES
 from rebirth.server.deps import SettingsDep
 from rebirth.server.hub import LobbyError
@@ -152,17 +153,26 @@ class TableGame:
                               variants=self.variants, display=s.get("display", []),
                               tower_tokens=s.get("tower_tokens"))
 
-    def replay(self, texts: list[str]) -> None:
-        """Re-enter ``texts`` from the start (load, undo); keeps the last entry's events."""
+    def replay(self, log: list[LogEntry]) -> None:
+        """Re-enter the stored ``log`` from the start (load, undo) by the engine's one replay;
+        keeps the scores after each entry and the last entry's events."""
         st = self.fresh()
         events: list[Event] = []
         self.series = []
-        for text in texts:
-            events = st.apply(text)
+
+        def keep(step: ReplayedStep) -> None:
+            nonlocal events
+            events = step.events
             self.series.append(st.score[:])
-        self.state = st
-        self.last_entry = texts[-1] if texts else None
+
+        self.state = replay_log(st, log, on_step=keep, apply_chance=apply_table_chance)
+        self.last_entry = log[-1].text if log else None
         self.last_events = events
+
+
+def _log(rows: Any) -> list[LogEntry]:
+    """Stored entry rows (seat, text) as log entries (seat None: an entered outcome)."""
+    return [ChanceEntry(r.text) if r.seat is None else ActionEntry(r.seat, r.text) for r in rows]
 
 
 class Book:
@@ -177,12 +187,12 @@ class Book:
             g = c.execute(select(table_games).where(table_games.c.id == gid)).first()
             if g is None:
                 return None
-            texts = [r.text for r in c.execute(select(table_entries.c.text).where(
-                table_entries.c.game == gid).order_by(table_entries.c.seq))]
+            log = _log(c.execute(select(table_entries.c.seat, table_entries.c.text).where(
+                table_entries.c.game == gid).order_by(table_entries.c.seq)))
         setup = json.loads(g.setup)
         tg = TableGame(g.id, g.board, g.players, json.loads(g.variants), json.loads(g.names),
                        json.loads(g.colours), setup, g.lang, state=None)  # type: ignore[arg-type]
-        tg.replay(texts)
+        tg.replay(log)
         return tg
 
     async def get(self, gid: str) -> TableGame:
@@ -426,18 +436,18 @@ async def undo(gid: str, body: Undo, request: Request, authorization: AuthHeader
                 "de": f"{body.count} Eingaben können nicht zurückgenommen werden: es gibt {have}"})
         keep = have - body.count
 
-        def drop() -> list[str]:
+        def drop() -> list[LogEntry]:
             with book.store.tx() as c:
                 c.execute(delete(table_entries).where(table_entries.c.game == gid,
                                                       table_entries.c.seq > keep))
                 left = c.execute(select(func.count()).select_from(table_entries).where(
                     table_entries.c.game == gid)).scalar_one()
                 assert left == keep
-                return [r.text for r in c.execute(select(table_entries.c.text).where(
-                    table_entries.c.game == gid).order_by(table_entries.c.seq))]
+                return _log(c.execute(select(table_entries.c.seat, table_entries.c.text).where(
+                    table_entries.c.game == gid).order_by(table_entries.c.seq)))
 
-        texts = await asyncio.to_thread(drop)
-        tg.replay(texts)
+        log = await asyncio.to_thread(drop)
+        tg.replay(log)
         return _answer(tg)
 
 
