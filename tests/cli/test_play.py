@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
+import replaykit as rk
 from rebirth.cli.main import main
-from rebirth.cli.play import preview
+from rebirth.cli.play import preview, resume_match
 from rebirth.cli.texts import CATALOGUE
 from rebirth.engine.board import SETTLEMENT
 from rebirth.engine.game import Game
-from rebirth.engine.records import replay
+from rebirth.engine.records import load_record, replay
 from rebirth.match import Match
 
 
@@ -279,3 +280,21 @@ def test_ireland_x2_marker_decision(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert "x2 marker on mission" in out
     actions = [a["action"] for a in json.loads(rec.read_text())["actions"] if a.get("seat") == 0]
     assert actions == [*moves, f"mark {choice}"]
+
+
+def test_a_resumed_game_draws_the_reveals_the_uninterrupted_game_drew(tmp_path: Path) -> None:
+    """I-7: ``rebirth play --resume`` (the saved record read back and replayed by the one
+    replay) continues with the seed's chance stream where the saved game left it: the reveals
+    still to come are those of the uninterrupted game."""
+    for seed, cut in rk.seeds_with_chance_after_cut(1, 2, 2):
+        whole = rk.history(rk.uninterrupted(seed))
+        m = Match.start(rk.ireland(), list(rk.KINDS), seed)
+        rk.play(m, rk.at_version(cut))
+        saved = tmp_path / f"saved-{seed}.json"
+        saved.write_text(json.dumps(m.snapshot(), indent=1) + "\n")  # as Ctrl-C saves it
+        r = resume_match(load_record(saved.read_text()))
+        assert [(s.version, s.seat, s.text) for s in r.steps] == \
+            [(s.version, s.seat, s.text) for s in m.steps]
+        rk.play(r)
+        assert rk.chances(rk.history(r)[cut:]) >= 2
+        assert rk.history(r) == whole

@@ -10,11 +10,16 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
+from fastapi.testclient import TestClient
 from websockets.sync.client import ClientConnection, connect
+
+import replaykit as rk
+from server import kit
 
 
 def _free_port() -> int:
@@ -133,3 +138,50 @@ def test_sigkill_mid_game_loses_no_accepted_step(tmp_path: Path) -> None:
     finally:
         proc.kill()
         proc.wait(10)
+
+
+def _fixed(seed: int) -> Callable[[], int | None]:
+    return lambda: seed
+
+
+def _longer_than(n: int) -> Callable[[dict[str, Any]], bool]:
+    return lambda view: len(view["history"]) > n
+
+
+def _play_over_sockets(c: TestClient, gid: str, toks: list[str],
+                       stop: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    """Both humans play by ``replaykit.choose`` until ``stop(view)`` or the end; the last view."""
+    with c.websocket_connect(f"/ws/games/{gid}") as w0, c.websocket_connect(f"/ws/games/{gid}") as w1:
+        socks = {0: w0, 1: w1}
+        views = {0: kit.hello(w0, toks[0])["view"], 1: kit.hello(w1, toks[1])["view"]}
+        while views[0]["phase"] != "end" and not stop(views[0]):
+            p = views[0]["current_player"]
+            socks[p].send_json({"type": "act", "action": rk.choose(views[p]),
+                                "version": len(views[p]["history"])})
+            for q in (0, 1):
+                msg = socks[q].receive_json()
+                while msg["type"] != "update":
+                    assert msg["type"] == "presence", msg
+                    msg = socks[q].receive_json()
+                views[q] = msg["view"]
+        last: dict[str, Any] = views[0]
+        return last
+
+
+def test_a_restart_mid_game_keeps_the_seeds_future_reveals(tmp_path: Path) -> None:
+    """I-7: a server restarted mid-game (a new app on the same database, the game rebuilt from
+    its stored setup, seed and log) draws the extra-tile reveals still to come exactly as the
+    uninterrupted game with the same seed draws them."""
+    for n, (seed, cut) in enumerate(rk.seeds_with_chance_after_cut(1, 2, 2)):
+        whole = rk.history(rk.uninterrupted(seed))
+        db = tmp_path / f"g{n}"
+        db.mkdir()
+        with kit.client(db, seed_factory=_fixed(seed)) as c:
+            g = kit.new_game(c, board="ireland", players=2, seats=[{"kind": "human"}] * 2)
+            gid, toks = g["game"], [kit.token(s["url"]) for s in g["links"]["seats"]]
+            before = _play_over_sockets(c, gid, toks, _longer_than(cut - 1))
+        assert before["history"] == whole[:cut] and rk.chances(before["history"]) == 1
+        with kit.client(db) as c:  # restarted: the game is rebuilt from the store
+            after = _play_over_sockets(c, gid, toks, _longer_than(10**6))
+        assert rk.chances(after["history"][cut:]) >= 2
+        assert after["history"] == whole
