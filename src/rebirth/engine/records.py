@@ -1,7 +1,10 @@
 """Game records: a self-contained JSON document that replays exactly (docs/records.md).
 
 A record stores the setup as dealt and every action and chance outcome, so it
-replays without the RNG: records stay valid when shuffling changes.
+replays without drawing chance: records stay valid when shuffling changes. The log is
+re-entered by the engine's one replay (:func:`rebirth.engine.replay.replay_log`), which
+advances the chance stream as the authority did. Table records (engine/table.py) are
+read and written here too, so table mode needs nothing from this module.
 """
 
 from __future__ import annotations
