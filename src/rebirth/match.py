@@ -23,14 +23,7 @@ from rebirth.engine.actions import ActionError, IllegalActionError
 from rebirth.engine.events import Event
 from rebirth.engine.game import Game, Setup
 from rebirth.engine.records import Seat, make_record, redacted_record
-from rebirth.engine.replay import (
-    ActionEntry,
-    ChanceEntry,
-    LogEntry,
-    ReplayedStep,
-    draw_chance,
-    replay_log,
-)
+from rebirth.engine.replay import ActionEntry, LogEntry, ReplayedStep, draw_chance, logged, replay_log
 from rebirth.engine.state import State
 from rebirth.engine.streams import bot_seed_of
 from rebirth.engine.views import View
@@ -86,7 +79,7 @@ class Step:
         """The step as a log entry (:mod:`rebirth.engine.replay`); not for the deal."""
         if not self.text:
             raise ValueError("the deal (version 0) is not a log entry")
-        return ChanceEntry(self.text) if self.seat is None else ActionEntry(self.seat, self.text)
+        return logged(self.seat, self.text)
 
 
 @dataclass
@@ -129,8 +122,9 @@ class Match:
     @staticmethod
     def resume(game: Game, state: State, seats: list[Seat], seed: int | None,
                steps: list[Step] | None = None) -> Match:
-        """A match around a state rebuilt by :func:`replay` (``steps``: its replayed events
-        by version). Bots get fresh secret streams, independent of the deal."""
+        """A match around a state rebuilt by the one replay (:func:`restore`, or
+        ``records.replay`` for a saved record; ``steps``: its replayed steps by version). Bots
+        get fresh secret streams, independent of the deal."""
         bots = {i: make_bot(s.kind, game, i, bot_seed(None, i))
                 for i, s in enumerate(seats) if s.kind.strip().lower() != HUMAN}
         m = Match(game, seats, new_seed() if seed is None else seed, state, bots)

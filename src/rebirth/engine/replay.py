@@ -48,6 +48,11 @@ class ChanceEntry:
 LogEntry = ActionEntry | ChanceEntry
 
 
+def logged(seat: int | None, text: str) -> LogEntry:
+    """The entry of a stored step: a seat's action, or (seat None) a chance outcome."""
+    return ChanceEntry(text) if seat is None else ActionEntry(seat, text)
+
+
 def entry_from_json(data: dict[str, Any]) -> LogEntry:
     """The entry of a record's ``actions`` item (already checked by the record schema)."""
     if "chance" in data:
@@ -160,4 +165,4 @@ def replay_log(state: S, log: Iterable[LogEntry], *,
 
 __all__ = ["CHANCE_MISSING", "GAME_OVER", "NO_CHANCE", "REFUSED", "WRONG_SEAT", "ActionEntry",
            "ChanceEntry", "LogEntry", "ReplayError", "ReplayedStep", "apply_reveal", "draw_chance",
-           "entry_from_json", "log_of", "replay_log", "skip_chance"]
+           "entry_from_json", "log_of", "logged", "replay_log", "skip_chance"]

@@ -27,7 +27,7 @@ from rebirth.cli.play import preview
 from rebirth.engine.actions import ActionError
 from rebirth.engine.game import Game, Setup
 from rebirth.engine.records import Seat
-from rebirth.engine.replay import ActionEntry, ChanceEntry, LogEntry, ReplayError
+from rebirth.engine.replay import LogEntry, ReplayError, logged
 from rebirth.match import HUMAN, Match, NotYourTurnError, bot_seed, restore
 from rebirth.server.settings import Settings
 from rebirth.server.store import GameRow, Step, Store, TokenRow, hash_token
@@ -100,7 +100,7 @@ def rebuild(game: Game, row: GameRow, log_steps: list[Step]) -> Match:
     for s in log_steps:
         if s.seq != len(log) + 1:
             raise ValueError(f"game {row.id}: the log jumps from version {len(log)} to {s.seq}")
-        log.append(ChanceEntry(s.text) if s.seat is None else ActionEntry(s.seat, s.text))
+        log.append(logged(s.seat, s.text))
     seats = [Seat(n, k) for n, k in zip(row.names, row.kinds, strict=True)]
     try:
         return restore(game, Setup.from_json(row.setup), row.seed, log, seats)

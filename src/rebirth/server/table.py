@@ -40,7 +40,7 @@ from rebirth.engine.board import MapError
 from rebirth.engine.events import Event
 from rebirth.engine.game import SetupError
 from rebirth.engine.records import Seat, table_record
-from rebirth.engine.replay import ActionEntry, ChanceEntry, LogEntry, ReplayedStep, replay_log
+from rebirth.engine.replay import LogEntry, ReplayedStep, logged, replay_log
 from rebirth.engine.table import TableState, apply_table_chance, new_table_game
 from rebirth.engine.tiles import TILE_CODES
 from rebirth.server.deps import SettingsDep
@@ -172,7 +172,7 @@ class TableGame:
 
 def _log(rows: Any) -> list[LogEntry]:
     """Stored entry rows (seat, text) as log entries (seat None: an entered outcome)."""
-    return [ChanceEntry(r.text) if r.seat is None else ActionEntry(r.seat, r.text) for r in rows]
+    return [logged(r.seat, r.text) for r in rows]
 
 
 class Book:
