@@ -75,6 +75,13 @@ class Step:
     events: list[Event]
     text: str = ""
 
+    @staticmethod
+    def replayed(step: ReplayedStep) -> Step:
+        """The step of an entry re-entered by the one replay (its version: its place + 1)."""
+        e = step.entry
+        return Step(step.index + 1, e.seat if isinstance(e, ActionEntry) else None, step.events,
+                    e.text)
+
     def entry(self) -> LogEntry:
         """The step as a log entry (:mod:`rebirth.engine.replay`); not for the deal."""
         if not self.text:
@@ -236,13 +243,7 @@ def restore(game: Game, setup: Setup, seed: int | None, log: Iterable[LogEntry],
     last turn" and what a server stores go on as before. Raises ReplayError (a ValueError)."""
     state = game.from_setup(setup, seed=seed)
     steps = [Step(0, None, list(state.initial_events))]
-
-    def keep(step: ReplayedStep) -> None:
-        e = step.entry
-        steps.append(Step(step.index + 1, e.seat if isinstance(e, ActionEntry) else None,
-                          step.events, e.text))
-
-    replay_log(state, log, on_step=keep)
+    replay_log(state, log, on_step=lambda step: steps.append(Step.replayed(step)))
     return Match.resume(game, state, seats, seed, steps)
 
 

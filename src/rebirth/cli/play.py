@@ -39,7 +39,7 @@ from rebirth.engine.game import Game
 from rebirth.engine.hexgrid import LABEL_RE
 from rebirth.engine.i18n import pick
 from rebirth.engine.records import RecordError, Seat, load_record, replay
-from rebirth.engine.replay import ActionEntry, ReplayedStep
+from rebirth.engine.replay import ReplayedStep
 from rebirth.engine.state import State
 from rebirth.engine.tiles import TILE_CODES, TILE_NAMES_DE, TILE_NAMES_EN
 from rebirth.engine.views import View
@@ -148,9 +148,7 @@ def resume_match(record: Any, *, board: Board | None = None) -> Match:
     steps: list[Step] = []
 
     def collect(step: ReplayedStep) -> None:
-        e = step.entry
-        steps.append(Step(step.index + 1, e.seat if isinstance(e, ActionEntry) else None,
-                          step.events, e.text))
+        steps.append(Step.replayed(step))
 
     # The one replay (records.replay → engine/replay.py) also advances the chance stream, so
     # the resumed game draws the reveals (I-7) the uninterrupted game would have drawn.
