@@ -77,9 +77,15 @@ def new_game(server: LiveServer, body: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+# Screenshots go to a git-ignored folder, so running the suite leaves a clone clean;
+# scripts/refresh-images.sh copies them into docs/img/ when the README's images should change.
+SHOTS = Path(os.environ.get("REBIRTH_SHOTS", ROOT / "test-output" / "screenshots"))
+
+
 def save_png(page: Page, name: str) -> Path:
-    """A screenshot into docs/img/, written atomically."""
-    out = ROOT / "docs" / "img" / name
+    """A screenshot into SHOTS (test-output/screenshots/), written atomically."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    out = SHOTS / name
     tmp = out.with_suffix(".tmp.png")
     page.screenshot(path=str(tmp), full_page=False)
     os.replace(tmp, out)

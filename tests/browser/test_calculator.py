@@ -1,7 +1,7 @@
 """The score calculator page (/calculator, issue 9): a position built by clicking scores as
 ``rebirth score`` scores its exported JSON (E-2, T-7, C-5, E-3); bad entries (P-3/P-4, a tile on
 a castle, a cut-off URL fragment, broken JSON) are refused with a message and change nothing;
-axe finds no serious or critical violation; screenshots for docs/img/."""
+axe finds no serious or critical violation; screenshots (test-output/screenshots/)."""
 
 from __future__ import annotations
 

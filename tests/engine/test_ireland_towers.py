@@ -17,6 +17,7 @@ from rebirth.engine.events import Event
 from rebirth.engine.game import Game, Setup
 from rebirth.engine.missions import MissionCard
 from rebirth.engine.records import RecordError, make_record, replay
+from rebirth.engine.state import CHANCE
 from rebirth.engine.tiles import parse_tile, starting_tiles
 
 
@@ -481,7 +482,7 @@ def test_I7_a_revealed_tile_left_face_up_is_never_revealed_again() -> None:
     assert state.face_down(0) == [parse_tile("E")]
     act(state, "B2")  # seat 1 (its own extra tile from x is lost: nothing set aside)
     state.apply("D2")  # seat 0 next to p: a second extra tile
-    assert state.is_chance_node() and state.current_player == -2
+    assert state.is_chance_node() and state.current_player == CHANCE
     assert state.chance_outcomes() == [(parse_tile("E"), 1.0)]
     with pytest.raises(IllegalActionError):
         state.apply("reveal S2")  # the face-up S2 cannot be revealed again

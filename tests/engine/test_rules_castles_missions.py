@@ -19,7 +19,7 @@ from engine.scotland_kit import (
 )
 from rebirth.engine.actions import IllegalActionError
 from rebirth.engine.events import Event
-from rebirth.engine.state import State
+from rebirth.engine.state import TERMINAL, State
 
 # Castle x in B2; adjacent: B1 (settlement c), C1, A2, C2 (settlement b), B3, C3.
 CASTLE_MAP = """
@@ -328,7 +328,7 @@ def test_E1_game_ends_when_every_supply_is_placed_set_aside_never() -> None:
     play(state, "A1", "C1", "B1")
     assert not state.is_terminal() and state.current_player == 1
     state.apply("D1")
-    assert state.is_terminal() and state.current_player == -1
+    assert state.is_terminal() and state.current_player == TERMINAL
     assert state.placed == [2, 2]
     assert state.tiles_of(0)["set_aside"] == [5, 5]
     assert state.view(None).spaces[4] == (-1, None)  # S:a stays empty

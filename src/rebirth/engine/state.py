@@ -46,10 +46,10 @@ _LIST_OF_KIND = {ENERGY: L_ENERGY, FOOD: L_FOOD, BLANK: L_EITHER, FLEXIBLE: L_EI
 
 PHASE_PLACE, PHASE_EXTRA, PHASE_MARK, PHASE_END, PHASE_CHANCE = 0, 1, 2, 3, 4
 
-CHANCE = -2
-"""``current_player`` at a chance node (OpenSpiel's chance player): an outcome is pending."""
-TERMINAL = -1
-"""``current_player`` once the game is over."""
+CHANCE = -1
+"""``current_player`` at a chance node (OpenSpiel's ``kChancePlayerId``): an outcome is pending."""
+TERMINAL = -4
+"""``current_player`` once the game is over (OpenSpiel's ``kTerminalPlayerId``)."""
 
 RANKS = {2: (5, 3), 3: (8, 5), 4: (12, 8, 5)}
 CASTLE_POINTS = 5

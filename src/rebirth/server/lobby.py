@@ -18,6 +18,7 @@ from rebirth.engine.board import MapError
 from rebirth.engine.game import VARIANTS, SetupError
 from rebirth.match import HUMAN
 from rebirth.server.deps import RegistryDep, SettingsDep
+from rebirth.server.facts import board_facts
 from rebirth.server.hub import Hub, LobbyError
 from rebirth.server.store import TokenRow, hash_token
 
@@ -180,11 +181,12 @@ async def hand_to_bot(game_id: str, seat: int, registry: RegistryDep, settings: 
 
 @router.get("/boards/{board}")
 async def board_data(board: str) -> dict[str, Any]:
-    """A shipped map (for drawing), its mission cards and tower tokens."""
+    """A shipped map (for drawing), its mission cards and tower tokens, and its facts (server/facts.py)."""
     if board not in _data_names("maps"):
         raise LobbyError(404, "unknown_board", {"en": f"unknown board {board!r}",
                                                 "de": f"unbekannter Spielplan {board!r}"})
-    out: dict[str, Any] = {"board": board, "map": _data_json("maps", board), "missions": None, "tokens": None}
+    out: dict[str, Any] = {"board": board, "map": _data_json("maps", board), "missions": None, "tokens": None,
+                           "facts": board_facts(board)}
     if board in _data_names("missions"):
         out["missions"] = _data_json("missions", board)
     if f"{board}_towers" in _data_names("tokens"):

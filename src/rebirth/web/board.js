@@ -1,21 +1,11 @@
-// The SVG hex board, drawn from the map file (docs/maps.md): axial pointy-top layout, odd-r
-// labels like C7, regions tinted, districts outlined, structures as symbols with <title>.
-import { NEUTRAL_COLOUR, SEAT_COLOURS, SEAT_LETTERS, h, sv, t, txt } from "./common.js";
+// The SVG hex board, drawn from the map file (docs/maps.md) and the board's facts from the
+// server (labels like C7, neighbours, seat colours): axial pointy-top layout, regions tinted,
+// districts outlined, structures as symbols with <title>.
+import { NEUTRAL_COLOUR, SEAT_LETTERS, h, sv, t, txt } from "./common.js";
 
 const SIZE = 20;
 const SQ3 = Math.sqrt(3);
 const REGION_TINTS = ["#e8efe0", "#f3ead9", "#e3ecf3", "#efe3ec", "#f2f0d8", "#e0efed", "#ece6f5", "#f5e6e0"];
-// Neighbour across the edge between corner i and corner i+1 (corners at 60°·i − 30°).
-const EDGE_NEIGHBOUR = [[1, 0], [0, 1], [-1, 1], [-1, 0], [0, -1], [1, -1]];
-
-function columnLetters(col) {
-  let out = "";
-  let n = col + 1;
-  while (n) { const rem = (n - 1) % 26; n = Math.floor((n - 1) / 26); out = String.fromCharCode(65 + rem) + out; }
-  return out;
-}
-
-const offsetCol = (q, r) => q + (r - (r & 1)) / 2;
 
 function corners(x, y, s) {
   const pts = [];
@@ -27,19 +17,23 @@ function corners(x, y, s) {
 }
 const pointsAttr = (pts) => pts.map(([a, b]) => `${a.toFixed(2)},${b.toFixed(2)}`).join(" ");
 
-/** Map geometry and labels, shared by the board and the replay. */
+/** The edge of a hex at (x, y) that faces the point (nx, ny): edge i joins corners i and i+1,
+ * whose middle lies at 60°·i from the centre. */
+const edgeFacing = (x, y, nx, ny) => (Math.round(Math.atan2(ny - y, nx - x) / (Math.PI / 3)) + 6) % 6;
+
+/** Map geometry and the server's facts, shared by the board and the replay. `data` is the
+ * answer of GET /api/boards/{board}: `map` (the map file) and `facts` (server/facts.py). */
 export class MapModel {
-  constructor(map) {
+  constructor(data) {
+    const { map, facts } = data;
     this.map = map;
-    const all = [...map.spaces, ...map.structures];
-    const col0 = Math.min(...all.map((s) => offsetCol(s.q, s.r)));
-    const row0 = Math.min(...all.map((s) => s.r));
-    this.label = (q, r) => `${columnLetters(offsetCol(q, r) - col0)}${r - row0 + 1}`;
-    this.spaces = map.spaces.map((s, i) => ({ ...s, index: i, label: this.label(s.q, s.r),
-      x: SIZE * SQ3 * (s.q + s.r / 2), y: SIZE * 1.5 * s.r }));
+    this.facts = facts;
+    // The seats' default colours: the first four a table seat may take.
+    this.colours = facts.colours.slice(0, 4);
+    this.spaces = map.spaces.map((s, i) => ({ ...s, index: i, label: facts.labels[i],
+      neighbours: facts.neighbours[i], x: SIZE * SQ3 * (s.q + s.r / 2), y: SIZE * 1.5 * s.r }));
     this.byLabel = new Map(this.spaces.map((s) => [s.label, s.index]));
-    this.byHex = new Map(this.spaces.map((s) => [`${s.q},${s.r}`, s.index]));
-    this.structures = map.structures.map((s) => ({ ...s, label: this.label(s.q, s.r),
+    this.structures = map.structures.map((s, i) => ({ ...s, label: facts.structure_labels[i],
       x: SIZE * SQ3 * (s.q + s.r / 2), y: SIZE * 1.5 * s.r }));
     // Index per kind in file order: the view's castle_holders / cathedral_pieces / tower_visits.
     const count = {};
@@ -54,9 +48,10 @@ export class MapModel {
 
 /** Draws one board into an <svg>; `update` paints the tiles, legal spaces and highlights. */
 export class BoardView {
-  constructor(svg, model, lang, { onHover, onPick } = {}) {
+  constructor(svg, model, lang, { onHover, onPick, colours } = {}) {
     this.svg = svg;
     this.model = model;
+    this.colours = colours || model.colours;
     this.lang = lang;
     this.onHover = onHover || (() => {});
     this.onPick = onPick || (() => {});
@@ -95,13 +90,15 @@ export class BoardView {
       ground.append(g);
       this.spaceEls[s.index] = g;
       if (s.district) {
+        // Outline every edge that does not face a space of the same district.
         const pts = corners(s.x, s.y, SIZE);
-        EDGE_NEIGHBOUR.forEach(([dq, dr], i) => {
-          const n = model.byHex.get(`${s.q + dq},${s.r + dr}`);
-          if (n !== undefined && model.spaces[n].district === s.district) return;
+        const inside = new Set(s.neighbours.map((n) => model.spaces[n])
+          .filter((n) => n.district === s.district).map((n) => edgeFacing(s.x, s.y, n.x, n.y)));
+        for (let i = 0; i < 6; i++) {
+          if (inside.has(i)) continue;
           const [a, b] = [pts[i], pts[(i + 1) % 6]];
           edges.append(sv("line", { x1: a[0], y1: a[1], x2: b[0], y2: b[1] }));
-        });
+        }
       }
     }
     for (const s of model.structures) {
@@ -154,7 +151,7 @@ export class BoardView {
       }
       if (lastBy.has(s.label)) {
         tile.append(sv("polygon", { class: "last-ring", points: pointsAttr(corners(s.x, s.y, SIZE - 1.5)),
-          stroke: SEAT_COLOURS[lastBy.get(s.label)] }));
+          stroke: this.colours[lastBy.get(s.label)] }));
       }
       const title = g.querySelector("title");
       const base = title.textContent.split(" — ")[0];
@@ -173,7 +170,7 @@ export class BoardView {
         // Inside the structure's own hex, so that they never cover a neighbouring space.
         const cx = s.x - 10.5 + k * 7;
         const cy = s.y + 11;
-        owners.append(sv("circle", { cx, cy, r: 3.8, fill: SEAT_COLOURS[seat], class: "owner" }),
+        owners.append(sv("circle", { cx, cy, r: 3.8, fill: this.colours[seat], class: "owner" }),
           sv("text", { x: cx, y: cy + 2.3, class: "owner-letter" }, SEAT_LETTERS[seat]));
       });
       const title = s.el.querySelector("title");
@@ -183,7 +180,7 @@ export class BoardView {
   }
 
   tileShape(x, y, owner, code, names) {
-    const colour = owner === 4 ? NEUTRAL_COLOUR : SEAT_COLOURS[owner];
+    const colour = owner === 4 ? NEUTRAL_COLOUR : this.colours[owner];
     const letter = owner === 4 ? "×" : SEAT_LETTERS[owner];
     void names;
     const out = [sv("polygon", { class: "tile-hex", points: pointsAttr(corners(x, y, SIZE - 3)), fill: colour }),

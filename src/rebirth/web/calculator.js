@@ -2,10 +2,8 @@
 // The page computes no rule: the server's answer (the engine, the code of `rebirth score`) is shown.
 // The position lives in the URL fragment (#p=base64url(JSON)); nothing is stored on the server.
 import { BoardView, MapModel } from "./board.js";
-import { SEAT_COLOURS, SEAT_LETTERS, h, loadCatalogs, pickLang, setLang, sv, t, translateDom, txt } from "./common.js";
+import { SEAT_LETTERS, h, loadCatalogs, pickLang, setLang, sv, t, translateDom, txt } from "./common.js";
 
-const TILES = ["E", "F", "S1", "S2", "S3", "S4"];
-const SQ3 = Math.sqrt(3);
 const $ = (id) => document.getElementById(id);
 let lang = pickLang();
 
@@ -15,11 +13,14 @@ const S = window.rebirthState = {
   boards: {}, model: null, view: null, busy: 0,
 };
 
+// The board's facts from the server (server/facts.py): tile codes, categories, display size…
+const facts = () => S.boards[S.pos.board].facts;
+const colours = () => S.boards[S.pos.board].model.colours;
+
 function emptyPosition(board, players) {
   const b = S.boards[board];
-  const tiles = players === 2
-    ? b.map.spaces.map((s, i) => [s, i]).filter(([s]) => (s.markers || []).includes("blocker"))
-      .map(([, i]) => ({ hex: labelOf(b, i), neutral: true })) : [];
+  // The neutral tiles a fresh game starts with (S-6: the blockers with 2 players).
+  const tiles = (b.facts.neutral[String(players)] || []).map((hex) => ({ hex, neutral: true }));
   const pos = { format: "rebirth-position", version: 1, board, players, variants: [], tiles,
     castles: {}, district_last: {}, cathedrals: {}, tower_visits: {}, tower_tokens: {}, secrets: null };
   if (b.tokens) {
@@ -30,13 +31,11 @@ function emptyPosition(board, players) {
   return pos;
 }
 
-function labelOf(b, i) { return b.model.spaces[i].label; }
-
 async function loadBoard(board) {
   if (!S.boards[board]) {
     const r = await fetch(`/api/boards/${board}`);
     const data = await r.json();
-    data.model = new MapModel(data.map);
+    data.model = new MapModel(data);
     S.boards[board] = data;
   }
   return S.boards[board];
@@ -201,7 +200,7 @@ function paintOverlay(model) {
       if (lead < 0) continue;
       for (const hx of r.hexes) {
         const s = at(hx);
-        g.append(sv("polygon", { class: "ov-region", points: hexPoints(s.x, s.y, 20), fill: SEAT_COLOURS[lead], "fill-opacity": 0.22 }));
+        g.append(sv("polygon", { class: "ov-region", points: hexPoints(s.x, s.y, 20), fill: colours()[lead], "fill-opacity": 0.22 }));
       }
     }
   }
@@ -224,8 +223,6 @@ function paintOverlay(model) {
       const p = c.points[R.heat.seat];
       g.append(sv("polygon", { class: "ov-heat", points: hexPoints(s.x, s.y, 17), fill: "#d55e00", "fill-opacity": (0.1 + 0.7 * p / max).toFixed(2) }),
         sv("text", { class: "ov-label", x: s.x, y: s.y + 4 }, String(p)));
-      const title = model.spaces[model.byLabel.get(c.hex)];
-      void title;
     }
   }
   svg.querySelector(".board-root").append(g);
@@ -241,7 +238,7 @@ function districtName(id) {
 }
 
 function seatHead(q, name) {
-  return h("span", { title: name }, h("span", { class: "swatch small", style: `background:${SEAT_COLOURS[q]}`, "aria-hidden": "true" }, SEAT_LETTERS[q]),
+  return h("span", { title: name }, h("span", { class: "swatch small", style: `background:${colours()[q]}`, "aria-hidden": "true" }, SEAT_LETTERS[q]),
     h("span", { class: "sr-only" }, name));
 }
 
@@ -333,15 +330,10 @@ function paintAsk(names) {
   }
 }
 
-const CATS = {
-  scotland: ["farms", "settlements", "ports", "castles", "missions"],
-  ireland: ["farms", "settlements", "castles", "missions", "offshore", "towers", "public_missions"],
-};
-
 function paintRunning(names) {
   const box = $("running");
   box.replaceChildren();
-  const cats = S.result?.categories || CATS[S.pos.board] || [];
+  const cats = S.result?.categories || facts().categories;
   const inputs = names.map((n, q) => cats.map((c) => {
     const inp = h("input", { type: "number", min: 0, max: 999, step: 1, inputmode: "numeric", class: "run",
       value: (S.pos.breakdown?.[q] || {})[c] ?? 0, "aria-label": `${n}: ${t(lang, `cat.${c}`)}`, "data-run": `${c}:${q}` });
@@ -384,17 +376,18 @@ function paintMissions(names) {
     box.append(det);
   }
   if (S.pos.board === "ireland") {
-    // I-10: up to 8 public missions on display; who has fulfilled them follows from the tiles.
+    // I-10: up to the display's size (S-8) of public missions; who has fulfilled them follows from the tiles.
+    const size = facts().display_size;
     const shown = new Set(S.pos.display || []);
     const ful = new Map((S.result?.public || []).map((p) => [p.card, p.fulfilled]));
-    const det = h("details", { open: shown.size ? true : undefined }, h("summary", {}, `${t(lang, "calc.display")}: ${shown.size}/8`));
+    const det = h("details", { open: shown.size ? true : undefined }, h("summary", {}, `${t(lang, "calc.display")}: ${shown.size}/${size}`));
     for (const c of b.missions?.cards || []) {
       const cb = h("input", { type: "checkbox", checked: shown.has(c.id) || undefined, "data-display": c.id });
       cb.addEventListener("change", () => {
         const pos = structuredClone(S.pos);
         const set = new Set(pos.display || []);
         if (cb.checked) set.add(c.id); else set.delete(c.id);
-        if (set.size > 8) { cb.checked = false; showError(t(lang, "calc.err_display")); return; }
+        if (set.size > size) { cb.checked = false; showError(t(lang, "calc.err_display")); return; }
         pos.display = [...set];
         pos.fulfilled = Object.fromEntries(Object.entries(pos.fulfilled || {}).filter(([k]) => set.has(k)));
         commit(pos).then((ok) => { if (ok === false) cb.checked = !cb.checked; });
@@ -429,15 +422,15 @@ function choices(box, name, items, current, onPick) {
 function paintPalette() {
   const n = S.pos.players;
   if (S.seat >= n) S.seat = 0;
-  choices($("pick-seat"), "seat", Array.from({ length: n }, (_, q) => [String(q), `${SEAT_LETTERS[q]} ${t(lang, `calc.colour${q}`)}`, SEAT_COLOURS[q], null]),
+  choices($("pick-seat"), "seat", Array.from({ length: n }, (_, q) => [String(q), `${SEAT_LETTERS[q]} ${t(lang, `calc.colour${q}`)}`, colours()[q], null]),
     String(S.seat), (v) => { S.seat = Number(v); commit(S.pos, { quiet: true }); });
-  choices($("pick-tile"), "tile", [...TILES.map((x) => [x, x, null, t(lang, `tile.${x}`)]), ["erase", "✕", null, t(lang, "calc.erase")]],
+  choices($("pick-tile"), "tile", [...facts().tiles.map((x) => [x, x, null, t(lang, `tile.${x}`)]), ["erase", "✕", null, t(lang, "calc.erase")]],
     S.tile, (v) => { S.tile = v; if (S.overlay === "heat" && S.result) paint(); });
   const ov = $("overlay");
   choices(ov, "overlay", [["regions", t(lang, "calc.regions")], ["clusters", t(lang, "calc.clusters")], ["heat", t(lang, "calc.heat")]],
     S.overlay, (v) => { S.overlay = v; if (S.result) paint(); });
   if (!$("heat-tile")) {
-    const sel = h("select", { id: "heat-tile" }, ...TILES.map((x) => h("option", { value: x }, x)));
+    const sel = h("select", { id: "heat-tile" }, ...facts().tiles.map((x) => h("option", { value: x }, x)));
     sel.addEventListener("change", () => { if (S.result) paint(); });
     ov.append(h("label", {}, h("span", { "data-t": "calc.heat_tile" }, t(lang, "calc.heat_tile")), " ", sel));
   }

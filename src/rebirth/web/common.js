@@ -1,7 +1,7 @@
-// Shared helpers of the lobby and the game page: language, catalogs, REST, local storage.
-// The page never computes a rule; it renders what the server sends.
+// Shared helpers of every page: language, catalogs, REST, elements, the score chart.
+// The page never computes a rule; it renders what the server sends (the seats' colours too:
+// `facts.colours` of GET /api/boards/{board}).
 
-export const SEAT_COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#CC79A7"]; // Okabe–Ito
 export const SEAT_LETTERS = ["A", "B", "C", "D"];
 export const NEUTRAL_COLOUR = "#777777";
 
@@ -93,23 +93,6 @@ export async function api(path, { method = "GET", body, token } = {}) {
   return data;
 }
 
-// Games this browser takes part in. Tokens stay in this browser's storage, never on a server list.
-const MINE = "rebirth.games";
-
-export function myGames() {
-  try { return JSON.parse(localStorage.getItem(MINE) || "[]"); } catch { return []; }
-}
-
-export function rememberGame(entry) {
-  const list = myGames().filter((g) => !(g.game === entry.game && g.url === entry.url));
-  list.unshift({ ...entry, when: Date.now() });
-  localStorage.setItem(MINE, JSON.stringify(list.slice(0, 50)));
-}
-
-export function forgetGame(game) {
-  localStorage.setItem(MINE, JSON.stringify(myGames().filter((g) => g.game !== game)));
-}
-
 /** Create an element: h("div", {class: "x"}, child, "text"). */
 export function h(tag, attrs = {}, ...children) {
   const el = attrs.svg ? document.createElementNS("http://www.w3.org/2000/svg", tag) : document.createElement(tag);
@@ -141,8 +124,8 @@ export function tiebreakText(v, model, lang) {
 export const sv = (tag, attrs = {}, ...kids) => h(tag, { ...attrs, svg: true }, ...kids);
 
 /** The scores over a game as an SVG line chart: one row of scores per step, one line per
- * player, told apart by dash pattern and an end letter as well as by colour. */
-export function scoreChart(series, n, xLabel) {
+ * player, told apart by dash pattern and an end letter as well as by colour (`colours`). */
+export function scoreChart(series, n, xLabel, colours) {
   const W = 560; const H = 220; const pad = 30;
   const max = Math.max(10, ...series.flat());
   const x = (i) => pad + (i / Math.max(1, series.length - 1)) * (W - pad * 2);
@@ -156,7 +139,7 @@ export function scoreChart(series, n, xLabel) {
     sv("text", { x: W / 2, y: H - 6, class: "tick", "text-anchor": "middle" }, xLabel));
   for (let q = 0; q < n; q++) {
     const pts = series.map((row, i) => `${x(i).toFixed(1)},${y(row[q]).toFixed(1)}`).join(" ");
-    svg.append(sv("polyline", { points: pts, fill: "none", stroke: SEAT_COLOURS[q], "stroke-width": 2.5,
+    svg.append(sv("polyline", { points: pts, fill: "none", stroke: colours[q], "stroke-width": 2.5,
       "stroke-dasharray": dashes[q] }));
     svg.append(sv("text", { x: W - pad + 4, y: y(series[series.length - 1][q]) + 4, class: "tick" }, SEAT_LETTERS[q]));
   }

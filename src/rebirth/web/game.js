@@ -1,7 +1,7 @@
 // The game page: renders what the server sends for this seat (docs/protocol.md).
 import { BoardView, MapModel } from "./board.js";
-import { SEAT_COLOURS, SEAT_LETTERS, api, chosenLang, h, loadCatalogs, pickLang, rememberGame, render, setLang, t, tiebreakText,
-  translateDom, txt, scoreChart } from "./common.js";
+import { SEAT_LETTERS, api, chosenLang, h, loadCatalogs, pickLang, render, setLang, t, translateDom, txt } from "./common.js";
+import { announce, cardOf, endScreen, publicMission, rememberGame, turnStatus } from "./kit.js";
 import { GameSocket } from "./net.js";
 
 const $ = (id) => document.getElementById(id);
@@ -36,11 +36,8 @@ const myTurn = () => !S.sent && S.view && S.seat !== null && S.view.current_play
 const legal = () => (myTurn() ? S.view.legal_actions : []);
 const placeable = () => new Set(legal().filter((a) => !a.startsWith("mark ")));
 
-function announce(text, assertive = false) {
-  const el = $(assertive ? "alert" : "live");
-  el.textContent = "";
-  setTimeout(() => { el.textContent = text; }, 20);
-}
+/** A seat's colour (the board's facts from the server). */
+const colour = (q) => S.model?.colours[q];
 
 // ------------------------------------------------------------------ messages
 
@@ -231,15 +228,11 @@ function statusText() {
     return t(S.lang, "status.you");
   }
   const watching = S.role === "spectator" || S.role === "admin" ? ` — ${t(S.lang, "spectator")}` : "";
-  if (v.phase === "extra") return t(S.lang, "status.extra", { name }) + watching;
-  if (v.phase === "mark") return t(S.lang, "status.mark", { name }) + watching;
-  if (watching) return t(S.lang, "status.places", { name }) + watching;
-  if (v.phase === "mark") return t(S.lang, "status.mark", { name });
-  return t(S.lang, "status.places", { name });
+  return turnStatus(S.lang, v.phase, name) + watching;
 }
 
 function tileBadge(code, seat) {
-  return h("span", { class: "tile-badge", style: `--c:${SEAT_COLOURS[seat] ?? "#999"}` },
+  return h("span", { class: "tile-badge", style: `--c:${colour(seat) ?? "#999"}` },
     h("b", {}, SEAT_LETTERS[seat] ?? ""), " ", code, " · ", t(S.lang, `tile.${code}`));
 }
 
@@ -292,7 +285,7 @@ function renderPlayers() {
     const online = !!S.online[i];
     const last = lastPlacements().get(i);
     ul.append(h("li", { class: `player${v.current_player === i && v.phase !== "end" ? " current" : ""}`, "data-seat": i },
-      h("span", { class: "swatch", style: `background:${SEAT_COLOURS[i]}` }, SEAT_LETTERS[i]),
+      h("span", { class: "swatch", style: `background:${colour(i)}` }, SEAT_LETTERS[i]),
       h("span", { class: "pname" }, S.names[i], i === S.seat ? ` (${t(S.lang, "you")})` : "",
         h("span", { class: `dot ${online ? "on" : "off"}`, title: t(S.lang, online ? "game.online" : "game.offline") },
           h("span", { class: "sr-only" }, t(S.lang, online ? "game.online" : "game.offline")))),
@@ -342,10 +335,6 @@ async function handToBot(i) {
   renderAll();
 }
 
-function cardOf(id) {
-  return (S.boardData?.missions?.cards || []).find((c) => c.id.toUpperCase() === String(id).toUpperCase());
-}
-
 function renderMissions() {
   const ul = $("missions");
   ul.replaceChildren();
@@ -354,9 +343,9 @@ function renderMissions() {
   if (v && S.seat !== null) {
     if (!v.missions.length) ul.append(h("li", {}, t(S.lang, "missions.none")));
     v.missions.forEach((id, i) => {
-      const c = cardOf(id);
-      // A secret Ireland card pays only its first value (I-9); Scotland cards have points.
-      const pts = c ? (c.points ?? (c.values || [])[0]) : "";
+      const c = cardOf(S.boardData, id);
+      // What the card pays when fulfilled, as the server says (K-2, I-9).
+      const pts = c ? (S.model.facts.secret_points[c.id] ?? "") : "";
       const [have, need, done] = v.mission_progress?.[i] ?? [0, 0, false];
       const progress = h("div", { class: `small progress ${done ? "done" : "open"}` },
         t(S.lang, done ? "missions.progress.done" : "missions.progress.open", { have, need }));
@@ -369,17 +358,10 @@ function renderMissions() {
   $("public-sec").hidden = !v || !(v.display || []).length;
   if (!v) return;
   const marking = myTurn() && v.phase === "mark";
+  const who = (q) => `${S.names[q]} (${SEAT_LETTERS[q]})`;
   for (const id of v.display || []) {
-    const c = cardOf(id);
-    const who = (v.fulfilled?.[id] || []).map((q) => `${S.names[q]} (${SEAT_LETTERS[q]})`);
-    const markers = (v.marks || []).map((m, q) => (m.includes(id) ? q : -1)).filter((q) => q >= 0);
     const action = `mark ${id}`;
-    pub.append(h("li", { class: "mission", "data-id": id }, h("b", {}, id), " ",
-      c?.values ? h("span", { class: "small" }, t(S.lang, "missions.first", { a: c.values[0], b: c.values[1] })) : "",
-      h("div", {}, txt(c?.text, S.lang)),
-      h("div", { class: "small" }, who.length ? t(S.lang, "missions.fulfilled", { names: who.join(", ") }) : t(S.lang, "missions.open")),
-      markers.length ? h("div", { class: "marks" }, t(S.lang, "missions.marks",
-        { names: markers.map((q) => `×2 ${S.names[q]} (${SEAT_LETTERS[q]})`).join(", ") })) : "",
+    pub.append(publicMission(S.lang, S.boardData, v, id, who,
       marking && v.legal_actions.includes(action)
         ? h("button", { type: "button", class: "primary mark", "data-action": action, onclick: () => act(action) },
           t(S.lang, "mark.button", { id })) : ""));
@@ -407,7 +389,7 @@ function renderLog() {
   for (const st of S.log) {
     for (const e of st.events) {
       ol.append(h("li", { class: `ev ev-${e.kind}` },
-        e.seat !== null && e.seat !== undefined ? h("span", { class: "swatch small", style: `background:${SEAT_COLOURS[e.seat]}` }, SEAT_LETTERS[e.seat]) : "",
+        e.seat !== null && e.seat !== undefined ? h("span", { class: "swatch small", style: `background:${colour(e.seat)}` }, SEAT_LETTERS[e.seat]) : "",
         " ", eventText(e), " ", h("span", { class: "rule", title: "RULES.md" }, e.rule),
         e.points ? h("span", { class: "pts" }, ` ${t(S.lang, "log.points", { points: e.points })}`) : ""));
     }
@@ -432,10 +414,6 @@ function renderHandover() {
   el.querySelector("#claim")?.focus();
 }
 
-function categories(v) {
-  return Object.keys(v.breakdown[0] || {});
-}
-
 /** Cumulative scores per step, from the events' points (the log is complete at the end). */
 function scoreSeries(n) {
   const series = [Array(n).fill(0)];
@@ -457,22 +435,8 @@ function renderEnd() {
   el.hidden = !over;
   el.replaceChildren();
   if (!over) return;
-  const n = v.players;
-  const winners = v.winners.map((q) => `${S.names[q]} (${SEAT_LETTERS[q]})`).join(", ");
-  const cats = categories(v);
-  const table = h("table", { class: "breakdown" },
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t(S.lang, "end.category")),
-      ...Array.from({ length: n }, (_, q) => h("th", { scope: "col" },
-        h("span", { class: "swatch small", style: `background:${SEAT_COLOURS[q]}` }, SEAT_LETTERS[q]), " ", S.names[q])))),
-    h("tbody", {}, ...cats.map((c) => h("tr", {}, h("th", { scope: "row" }, t(S.lang, `cat.${c}`)),
-      ...Array.from({ length: n }, (_, q) => h("td", {}, v.breakdown[q][c])))),
-    h("tr", { class: "total" }, h("th", { scope: "row" }, t(S.lang, "end.total")),
-      ...Array.from({ length: n }, (_, q) => h("td", { class: "final-score", "data-seat": q }, v.scores[q])))));
-  el.append(h("h2", { id: "end-h" }, t(S.lang, "end.title")),
-    h("p", { class: "winner" }, t(S.lang, v.winners.length > 1 ? "end.shared" : "end.winner", { names: winners })),
-    tiebreakText(v, S.model, S.lang) ? h("p", { class: "tiebreak" }, tiebreakText(v, S.model, S.lang)) : "",
-    h("div", { class: "end-grid" }, h("div", {}, table),
-      h("div", { class: "end-chart" }, h("h3", { id: "chart-h" }, t(S.lang, "chart.title")), scoreChart(scoreSeries(n), n, t(S.lang, "chart.step")))),
+  el.append(...endScreen({ lang: S.lang, view: v, model: S.model, names: S.names, colours: S.model.colours,
+    series: scoreSeries(v.players), xLabel: t(S.lang, "chart.step") }),
     h("p", {}, h("button", { type: "button", id: "replay-open", class: "primary", onclick: openReplay }, t(S.lang, "replay.open"))));
 }
 
@@ -605,7 +569,7 @@ async function init() {
   S.names = summary.names || [];
   S.kinds = summary.kinds || [];
   S.boardData = await api(`/api/boards/${encodeURIComponent(summary.board)}`);
-  S.model = new MapModel(S.boardData.map || S.boardData);
+  S.model = new MapModel(S.boardData);
   buildBoard();
   rememberGame({ game: S.gameId, url: location.pathname + location.hash, label: summary.board, board: summary.board });
   $("zoom-in").addEventListener("click", () => board.zoom(1.25));

@@ -1,9 +1,10 @@
 // The lobby: a new game (board, seats, variants, language, hot-seat), its secret links, my games.
-import { api, forgetGame, h, loadCatalogs, myGames, pickLang, rememberGame, setLang, t, translateDom, txt }
-  from "./common.js";
+import { api, h, loadCatalogs, pickLang, setLang, t, translateDom, txt } from "./common.js";
+import { forgetGame, myGames, rememberGame } from "./kit.js";
 
 let lang = pickLang();
 let variants = [];
+let kinds = ["human"]; // the seat kinds the server offers (GET /api/variants)
 const DEFAULT_NAMES = ["Ailsa", "Brodie", "Catriona", "Duncan"];
 
 function seatRows() {
@@ -15,7 +16,7 @@ function seatRows() {
   for (let i = 0; i < n; i++) {
     const prev = old[i] || { kind: i === 0 ? "human" : "normal", name: DEFAULT_NAMES[i] };
     const kind = h("select", { id: `kind${i}`, name: `kind${i}` },
-      ...["human", "easy", "normal", "hard"].map((k) =>
+      ...kinds.map((k) =>
         h("option", { value: k, selected: k === prev.kind }, t(lang, `kind.${k}`))));
     box.append(h("fieldset", { class: "seat" }, h("legend", {}, t(lang, "lobby.seat", { n: i + 1 })),
       h("label", {}, t(lang, "lobby.name"), " ",
@@ -113,7 +114,11 @@ async function init() {
     lang = sel.value; await loadCatalogs(lang); translateDom(lang); seatRows(); variantRows(); showMine();
     setLang(lang);
   });
-  try { variants = (await api("/api/variants")).variants || []; } catch { variants = []; }
+  try {
+    const offer = await api("/api/variants");
+    variants = offer.variants || [];
+    kinds = offer.kinds || kinds;
+  } catch { variants = []; }
   document.getElementById("players").addEventListener("change", seatRows);
   for (const r of document.querySelectorAll("input[name=board]")) r.addEventListener("change", variantRows);
   document.getElementById("new").addEventListener("submit", create);
