@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from rebirth.bots.base import BOT_KINDS
+from rebirth.distributed import BACKENDS, BackendError, run_on_ray
 from rebirth.engine.game import Game
 from rebirth.fileio import write_atomic
 from rebirth.match import HUMAN, Match
@@ -204,12 +205,28 @@ def _play_star(args: tuple[str, int, tuple[str, ...], tuple[str, ...], int, int]
     return play_game(*args)
 
 
-def iter_outcomes(config: ArenaConfig, jobs: int = 1) -> Iterator[GameOutcome]:
-    """Outcomes of all games in index order; ``jobs`` > 1 plays them in worker processes."""
+def iter_outcomes(config: ArenaConfig, jobs: int = 1, *, backend: str = "local",
+                  address: str | None = None) -> Iterator[GameOutcome]:
+    """Outcomes of all games in index order; ``jobs`` > 1 plays them in worker processes.
+
+    ``backend="ray"`` plays them as Ray tasks instead (:mod:`rebirth.distributed`): on a
+    local Ray instance of ``jobs`` CPUs, or on the cluster at ``address``. The outcomes
+    are the same as the local backend's for the same configuration.
+    """
     if jobs < 1:
         raise ArenaError(f"--jobs must be at least 1, got {jobs}")
+    if backend not in BACKENDS:
+        raise ArenaError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
+    if address is not None and backend != "ray":
+        raise ArenaError("--address joins a Ray cluster: it needs --backend ray")
     tasks = [(config.board, config.players, tuple(config.variants), config.seats, config.seed, i)
              for i in range(config.rounded_games)]
+    if backend == "ray":
+        try:
+            yield from run_on_ray(_play_star, tasks, num_cpus=jobs, address=address)
+        except BackendError as exc:
+            raise ArenaError(str(exc)) from exc
+        return
     if jobs == 1:
         for t in tasks:
             yield _play_star(t)
@@ -222,8 +239,11 @@ def iter_outcomes(config: ArenaConfig, jobs: int = 1) -> Iterator[GameOutcome]:
 
 
 def run_arena(config: ArenaConfig, jobs: int = 1,
-              progress: Callable[[int], None] | None = None) -> ArenaResult:
-    """Play every game of ``config`` and aggregate; ``progress(done)`` after each game."""
+              progress: Callable[[int], None] | None = None, *, backend: str = "local",
+              address: str | None = None) -> ArenaResult:
+    """Play every game of ``config`` and aggregate; ``progress(done)`` after each game.
+
+    ``backend`` and ``address``: see :func:`iter_outcomes`."""
     if config.games < 1:
         raise ArenaError(f"--games must be at least 1, got {config.games}")
     seats = normalize_seats(config.seats, config.players)
@@ -231,7 +251,7 @@ def run_arena(config: ArenaConfig, jobs: int = 1,
                          tuple(config.variants))
     game = _game(config.board, config.players, config.variants)  # fail early on a bad board
     outcomes: list[GameOutcome] = []
-    for o in iter_outcomes(config, jobs):
+    for o in iter_outcomes(config, jobs, backend=backend, address=address):
         outcomes.append(o)
         if progress is not None:
             progress(len(outcomes))

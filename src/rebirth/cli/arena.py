@@ -34,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
             raise ArenaError(f"--games must be at least 1, got {args.games}")
         if args.jobs < 1:
             raise ArenaError(f"--jobs must be at least 1, got {args.jobs}")
+        if args.address is not None and args.backend != "ray":
+            raise ArenaError("--address joins a Ray cluster: it needs --backend ray")
         Game.create(args.board, args.players, args.variant)
         if args.out:
             # Checked before the games are played, so no run is wasted on a bad path.
@@ -51,14 +53,19 @@ def run(args: argparse.Namespace) -> int:
               f"{config.players} so every bot plays every seat equally", file=sys.stderr)
 
     show = not args.json and sys.stderr.isatty()
-    if show:
-        with Progress(TextColumn("arena"), BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), console=err, transient=True) as bar:
-            task = bar.add_task("games", total=total)
-            result = run_arena(config, args.jobs,
-                               progress=lambda done: bar.update(task, completed=done))
-    else:
-        result = run_arena(config, args.jobs)
+    try:
+        if show:
+            with Progress(TextColumn("arena"), BarColumn(), MofNCompleteColumn(),
+                          TimeElapsedColumn(), console=err, transient=True) as bar:
+                task = bar.add_task("games", total=total)
+                result = run_arena(config, args.jobs,
+                                   progress=lambda done: bar.update(task, completed=done),
+                                   backend=args.backend, address=args.address)
+        else:
+            result = run_arena(config, args.jobs, backend=args.backend, address=args.address)
+    except ArenaError as exc:  # the ray backend: Ray missing or no cluster at --address
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
     data = result.to_json()
     if args.out:

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from rebirth import __version__
+from rebirth.distributed import BACKENDS
 
 SEED_LIMIT = 2**128
 """Seeds are stored in records, whose schema bounds them (formats.RecordModel)."""
@@ -119,7 +120,13 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--seats", required=True,
                        help="comma-separated bot or level names, one per seat, e.g. hard,greedy,greedy")
     arena.add_argument("--games", type=int_in(1, 1_000_000), default=60)
-    arena.add_argument("--jobs", type=int_in(1, 256), default=1, help="parallel worker processes")
+    arena.add_argument("--jobs", type=int_in(1, 256), default=1,
+                       help="parallel worker processes (with --backend ray: CPUs of the local Ray instance)")
+    arena.add_argument("--backend", choices=BACKENDS, default="local",
+                       help="local: worker processes of this machine (default); ray: Ray tasks "
+                            "(pip install 'rebirth[scale]')")
+    arena.add_argument("--address", default=None, metavar="ADDR",
+                       help="with --backend ray: join the Ray cluster at ADDR instead of starting one")
     arena.add_argument("--seed", type=int_in(-SEED_LIMIT, SEED_LIMIT), default=0)
     arena.add_argument("--out", default=None, metavar="DIR",
                        help="write results.json and a score plot (PNG) here")
