@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
@@ -10,10 +13,14 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from rebirth.server import calc, lobby, play, static, table
+from rebirth.server import calc, health, lobby, play, static, table
 from rebirth.server.hub import ERRORS, GameFactory, LobbyError, Registry, SeedFactory, log
+from rebirth.server.metrics import Metrics
 from rebirth.server.settings import Settings
 from rebirth.server.store import Store
+
+access = logging.getLogger("rebirth.access")
+"""One JSON line per HTTP request (method, path, route template, status, ms, client)."""
 
 
 def _error(status: int, code: str, text: dict[str, str]) -> JSONResponse:
@@ -29,7 +36,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(settings.resolved_database_url())
-        registry = Registry(store, settings, game_factory, seed_factory)
+        registry = Registry(store, settings, game_factory, seed_factory, metrics)
         app.state.registry = registry
         await registry.load_all()
         try:
@@ -40,6 +47,31 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
 
     app = FastAPI(title="Rebirth", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.settings = settings
+    metrics = Metrics()
+    app.state.metrics = metrics
+
+    @app.middleware("http")
+    async def access_log(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        # One structured line per request. Only the path is logged, never the query, the
+        # headers (bearer tokens) or a body; seat links carry their token in the fragment,
+        # which browsers never send.
+        start = time.perf_counter()
+        status = 500
+        try:
+            response = await call_next(request)
+            status = response.status_code
+            return response
+        finally:
+            seconds = time.perf_counter() - start
+            route = request.scope.get("route")
+            template = getattr(route, "path", None) or "unmatched"
+            metrics.requests.labels(request.method, template, str(status)).inc()
+            metrics.request_seconds.labels(template).observe(seconds)
+            access.info(json.dumps({
+                "ts": round(time.time(), 3), "event": "request", "method": request.method,
+                "path": request.url.path[:200],
+                "route": template, "status": status, "ms": round(seconds * 1000, 2),
+                "client": request.client.host if request.client else None}))
 
     @app.middleware("http")
     async def headers(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
@@ -81,6 +113,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
 
     # One router per area: lobby (REST), play (WebSocket), the score calculator, the table
     # companion, then the pages.
+    app.include_router(health.router)
     app.include_router(lobby.router)
     app.include_router(play.router)
     app.include_router(calc.router)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import socket
 import sys
 
@@ -40,6 +41,24 @@ def _port_free(host: str, port: int) -> str | None:
     return None
 
 
+def configure_logging() -> None:
+    """The server's logs on stderr: each request as one JSON line (``rebirth.access``), the
+    rest (``rebirth.*``: errors, storage failures) as plain lines."""
+    access = logging.getLogger("rebirth.access")
+    if not access.handlers:
+        h = logging.StreamHandler(sys.stderr)
+        h.setFormatter(logging.Formatter("%(message)s"))
+        access.addHandler(h)
+        access.setLevel(logging.INFO)
+        access.propagate = False
+    base = logging.getLogger("rebirth")
+    if not base.handlers:
+        h = logging.StreamHandler(sys.stderr)
+        h.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        base.addHandler(h)
+        base.setLevel(logging.INFO)
+
+
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted; 2 (and a clear message) when it cannot start."""
     try:
@@ -54,11 +73,15 @@ def run(args: argparse.Namespace) -> int:
     if (why := _port_free(s.host, s.port)) is not None:
         print(f"error: cannot listen on {s.host}:{s.port}: {why}", file=sys.stderr)
         return 2
+    configure_logging()
     app = create_app(s)
     host = f"[{s.host}]" if ":" in s.host else s.host
     print(f"Rebirth is running at http://{host}:{s.port}/  (Ctrl+C stops it)", flush=True)
     # Messages above max_message_bytes are answered with ``too_large`` by the app itself;
     # uvicorn's own limit sits well above so that it never cuts a connection first.
     uvicorn.run(app, host=s.host, port=s.port, ws_max_size=max(1 << 20, 4 * s.max_message_bytes),
-                log_level="info", server_header=False)
+                log_level="info", server_header=False,
+                # The app logs one structured line per request itself (server/app.py); uvicorn's
+                # own access line would add the query string, which must never reach a log.
+                access_log=False)
     return 0

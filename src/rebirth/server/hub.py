@@ -29,6 +29,7 @@ from rebirth.engine.game import Game, Setup
 from rebirth.engine.records import Seat
 from rebirth.engine.replay import LogEntry, ReplayError, logged
 from rebirth.match import HUMAN, Match, NotYourTurnError, bot_seed, restore
+from rebirth.server.metrics import Metrics
 from rebirth.server.settings import Settings
 from rebirth.server.store import GameRow, Step, Store, TokenRow, hash_token
 
@@ -272,12 +273,16 @@ class Hub:
 
     async def act(self, c: Conn, seat: Any, action: str, version: int) -> None:
         """A human action: checked by the engine, committed, then broadcast."""
+        metrics = self.registry.metrics
+        start = time.perf_counter()
         async with self.lock:
             who = self.acting_seat(c, seat)
             old = self.match.version
             self.match.submit(who, action, version)  # raises and changes nothing when refused
             await self._commit(old)
             await self._broadcast()
+        metrics.actions.labels("accepted", "human").inc()
+        metrics.action_seconds.labels("human").observe(time.perf_counter() - start)
         self.kick_bots()
 
     async def preview(self, c: Conn, seat: Any, action: str) -> dict[str, Any]:
@@ -300,9 +305,13 @@ class Hub:
         """Store the steps after ``old``; if that fails, undo them by rebuilding from the log."""
         m = self.match
         steps = new_steps(m, old)
+        metrics = self.registry.metrics
         try:
-            await asyncio.to_thread(self.store.append, self.id, steps, m.version, m.state.is_terminal())
+            with metrics.timed(metrics.store_commit_seconds):
+                await asyncio.to_thread(self.store.append, self.id, steps, m.version,
+                                        m.state.is_terminal())
         except Exception as exc:
+            metrics.store_failures.inc()
             log.exception("game %s: storing version %d failed; rebuilding from the log", self.id, m.version)
             self.match = await asyncio.to_thread(self.registry.load_match, self.row)
             self.committed = self.match.version
@@ -350,11 +359,16 @@ class Hub:
                     if m.state.is_terminal() or m.is_human_turn():
                         return
                     p = m.state.current_player
-                    action = await asyncio.to_thread(m.bots[p].act, m.view(p))
+                    metrics = self.registry.metrics
+                    start = time.perf_counter()
+                    with metrics.timed(metrics.bot_think_seconds):
+                        action = await asyncio.to_thread(m.bots[p].act, m.view(p))
                     old = m.version
                     m.submit(p, action, old)
                     await self._commit(old)
                     await self._broadcast()
+                metrics.actions.labels("accepted", "bot").inc()
+                metrics.action_seconds.labels("bot").observe(time.perf_counter() - start)
                 failures = 0
             except ServerError:
                 failures += 1
@@ -403,9 +417,11 @@ class Registry:
     """All games of this server, loaded from the store on start and on demand."""
 
     def __init__(self, store: Store, settings: Settings, game_factory: GameFactory | None = None,
-                 seed_factory: SeedFactory | None = None) -> None:
+                 seed_factory: SeedFactory | None = None, metrics: Metrics | None = None) -> None:
         self.store = store
         self.settings = settings
+        self.metrics = metrics or Metrics()
+        self.metrics.track_games(lambda: len(self.hubs))
         self.game_factory = game_factory or default_game_factory
         self.seed_factory: SeedFactory = seed_factory or (lambda: None)
         self.hubs: dict[str, Hub] = {}

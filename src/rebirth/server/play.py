@@ -30,6 +30,7 @@ async def game_socket(ws: WebSocket, game_id: str, registry: RegistryDep, settin
     await ws.accept()
     hub = await registry.get(game_id) if len(game_id) <= 64 else None
     conn = Conn(ws)
+    registry.metrics.connections.inc()
     try:
         while True:
             msg = await ws.receive()
@@ -61,6 +62,7 @@ async def game_socket(ws: WebSocket, game_id: str, registry: RegistryDep, settin
         pass
     finally:
         conn.closed = True
+        registry.metrics.connections.dec()
         if hub is not None:
             # Shielded: a cancelled handler (server shutdown, test client) still updates presence.
             await asyncio.shield(hub.leave(conn))
@@ -117,6 +119,8 @@ async def _handle(conn: Conn, hub: Hub | None, obj: dict[str, Any], registry: Re
         else:
             await conn.send(error_frame("bad_message", version))
     except ActionError as exc:
+        if kind == "act":
+            registry.metrics.actions.labels("refused", "human").inc()
         text = {"en": exc.message("en"), "de": exc.message("de")}
         await conn.send(error_frame(action_code(exc), hub.committed, text))
     except ServerError:

@@ -43,6 +43,7 @@ from sqlalchemy import (
     create_engine,
     event,
     insert,
+    inspect,
     select,
     update,
 )
@@ -233,6 +234,18 @@ class Store:
             q = q.where(games.c.status == status)
         with self.engine.connect() as c:
             return [r.id for r in c.execute(q)]
+
+    def ready(self) -> str | None:
+        """Why the database cannot serve now (None: it can): it answers, and every table the
+        server needs is there."""
+        try:
+            with self.engine.connect() as c:
+                c.execute(select(1)).scalar_one()
+                have = set(inspect(c).get_table_names())
+        except Exception as exc:  # any driver error means "not ready"; say which kind
+            return f"the database does not answer ({type(exc).__name__})"
+        missing = sorted(set(metadata.tables) - have)
+        return f"tables missing: {', '.join(missing)}" if missing else None
 
     def steps(self, game_id: str) -> list[Step]:
         """The game's log in order."""
