@@ -113,7 +113,7 @@ def _seat_kinds(args: argparse.Namespace, tx: Texts) -> list[str] | None:
     valid = [HUMAN, *BOT_KINDS()]
     for k in kinds:
         if k not in valid:
-            _err(tx("bad_seat_kind", kind=k, kinds=", ".join(valid)))
+            _err(tx("bad_seat_kind", kind=repr(k), kinds=", ".join(valid)))
             return None
     if len(kinds) != players:
         _err(tx("bad_seat_count", players=players, n=len(kinds)))
@@ -296,7 +296,7 @@ def _new_match(args: argparse.Namespace, tx: Texts) -> tuple[Match, list[str]] |
         # and control characters here instead of escaping at every print.
         for n in names:
             if not valid_name(n):
-                _err(tx("bad_name", name=n, most=MAX_NAME))
+                _err(tx("bad_name", name=repr(n), most=MAX_NAME))
                 return None
     else:
         names = [tx("human_name", n=i + 1) if k == HUMAN else f"{k.capitalize()} {i + 1}"
@@ -815,7 +815,7 @@ def _try_place(s: Session, seat: int, view: View, line: str) -> bool:
     if (not LABEL_RE.match(line.strip().upper()) and first not in MARK_WORDS
             and not s.game.board.is_ireland):
         # The engine's message suggests 'mark I03', which means nothing off Ireland.
-        s.console.print(tx("refused", msg=tx("not_action", text=line)), style="red", markup=False)
+        s.console.print(tx("refused", msg=tx("not_action", text=repr(line))), style="red", markup=False)
         return False
     try:
         action = parse_action(line)

@@ -470,7 +470,7 @@ function renderEnd() {
       ...Array.from({ length: n }, (_, q) => h("td", { class: "final-score", "data-seat": q }, v.scores[q])))));
   el.append(h("h2", { id: "end-h" }, t(S.lang, "end.title")),
     h("p", { class: "winner" }, t(S.lang, v.winners.length > 1 ? "end.shared" : "end.winner", { names: winners })),
-    tiebreakText(v, S.model, S.lang) ? h("p", { class: "tiebreak" }, tiebreakText(v, S.model, S.lang)) : "",
+    tiebreakText(v, S.names, S.lang) ? h("p", { class: "tiebreak" }, tiebreakText(v, S.names, S.lang)) : "",
     h("div", { class: "end-grid" }, h("div", {}, table),
       h("div", { class: "end-chart" }, h("h3", { id: "chart-h" }, t(S.lang, "chart.title")), scoreChart(scoreSeries(n), n, t(S.lang, "chart.step")))),
     h("p", {}, h("button", { type: "button", id: "replay-open", class: "primary", onclick: openReplay }, t(S.lang, "replay.open"))));

@@ -426,7 +426,7 @@ function renderEnd() {
   const winners = v.winners.map(who).join(", ");
   el.append(h("h2", { id: "end-h" }, t(S.lang, "end.title")),
     h("p", { class: "winner" }, t(S.lang, v.winners.length > 1 ? "end.shared" : "end.winner", { names: winners })),
-    tiebreakText(v, S.model, S.lang) ? h("p", { class: "tiebreak" }, tiebreakText(v, S.model, S.lang)) : "",
+    tiebreakText(v, names(), S.lang) ? h("p", { class: "tiebreak" }, tiebreakText(v, names(), S.lang)) : "",
     h("div", { class: "end-grid" }, h("div", { class: "t-scroll" }, h("table", { class: "breakdown" },
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t(S.lang, "end.category")),
         ...Array.from({ length: n }, (_, q) => h("th", { scope: "col" },
