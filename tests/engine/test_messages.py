@@ -284,7 +284,7 @@ def test_tiebreak_message() -> None:
     sco, ire = builtin_board("scotland"), builtin_board("ireland")
     edinburgh = next(c for c in sco.castles if c.id == "edinburgh")
     tara = ire.towers[0]
-    cases = [
+    cases: list[tuple[Any, dict[str, Any] | None, list[int]]] = [
         (sco, None, [2]),
         (sco, {"rule": "E-3", "points": 30, "tied": [0, 2], "by": "castle", "id": edinburgh.id,
                "literal": False}, [2]),
@@ -304,5 +304,5 @@ def test_tiebreak_message() -> None:
             if how is not None:
                 assert NAMES[how["tied"][0]] in text and how["rule"] in text, text
     assert seen == {k for k in messages.catalog("en") or {} if k.startswith("tiebreak.")} - {"tiebreak.count"}
-    tower = explain.tiebreak_message(*cases[3][:1], cases[3][1], 30, [0])
+    tower = explain.tiebreak_message(ire, cases[3][1], 30, [0])
     assert messages.render_value(tower, "en", NAMES).count("Ann 3") == 1
