@@ -38,9 +38,10 @@ from rebirth.engine.formats import printable
 from rebirth.engine.game import Game
 from rebirth.engine.hexgrid import LABEL_RE
 from rebirth.engine.i18n import pick
+from rebirth.engine.messages import render_message
 from rebirth.engine.records import RecordError, Seat, load_record, replay
 from rebirth.engine.state import State
-from rebirth.engine.tiles import TILE_CODES, TILE_NAMES_DE, TILE_NAMES_EN
+from rebirth.engine.tiles import TILE_CODES
 from rebirth.engine.views import View
 from rebirth.fileio import check_writable_file, write_atomic
 from rebirth.match import HUMAN, Match, Step
@@ -97,7 +98,7 @@ class Session:
 
 def _tile_name(code: str, lang: str) -> str:
     i = TILE_CODES.index(code)
-    return f"{(TILE_NAMES_DE if lang == 'de' else TILE_NAMES_EN)[i]} ({code})"
+    return f"{render_message(f'tile.name.{TILE_CODES[i]}', {}, lang, ())} ({code})"
 
 
 def _err(msg: str) -> None:
@@ -653,9 +654,8 @@ def _mark_lines(s: Session, view: View) -> list[Text]:
     """The x2 choices, each with its values and who already fulfilled it (I-8)."""
     cards = {c.id: c for c in s.game.cards}
     ids = [a.split()[-1] for a in view.legal_actions]
-    word = "markiere" if s.tx.lang == "de" else "mark"
-    out = [Text(s.tx("mark_choices", ex=ids[0] if ids else "?").replace("'mark ", f"'{word} "),
-                style="bold")]
+    word = s.tx("mark_word")
+    out = [Text(s.tx("mark_choices", word=word, ex=ids[0] if ids else "?"), style="bold")]
     for mid in ids:
         cd = cards[mid]
         by = view.fulfilled.get(mid, ())

@@ -116,8 +116,9 @@ class ActionCodec:
             raise ActionSyntaxError("error.not_chance_outcome_expected_reveal", text=repr(text))
         try:
             return parse_tile(m.group(1))
-        except ValueError as exc:
-            raise ActionSyntaxError(str(exc)) from None
+        except ValueError:
+            raise ActionSyntaxError("error.unknown_tile_expected_one", tile=repr(m.group(1)),
+                                    value=", ".join(TILE_CODES)) from None
 
 
 def unknown_action(action: Action) -> IllegalActionError:
@@ -212,8 +213,9 @@ class TableCodec:
         if m:
             try:
                 return self.discard_id(parse_tile(m.group(1)))
-            except ValueError as exc:
-                raise ActionSyntaxError(str(exc)) from None
+            except ValueError:
+                raise ActionSyntaxError("error.unknown_tile_expected_one", tile=repr(m.group(1)),
+                                        value=", ".join(TILE_CODES)) from None
         try:
             action = parse_action(t)
         except ActionSyntaxError:

@@ -169,7 +169,12 @@ class UserError(ValueError):
         return {"key": self.key, "args": dict(self.params)}
 
     def __str__(self) -> str:
-        return self.text(FALLBACK)
+        # A traceback must never fail on its own message: an unknown key shows as itself
+        # (tests/test_text_system.py checks that every key in the source exists).
+        try:
+            return self.text(FALLBACK)
+        except MessageError:
+            return f"{self.key} {self.params}" if self.params else self.key
 
 
 def msg(key: str, /, **args: Any) -> dict[str, Any]:
