@@ -89,3 +89,9 @@ def test_js_renders_refusals_and_the_tiebreak_as_python(live_server: LiveServer,
             return msgs.map(([k, a]) => m.render(k, a, lang, ['Ann', 'Ben', 'Cy']));
         }""", [msgs, lang])
         assert got == [render_message(k, a, lang, ["Ann", "Ben", "Cy"]) for k, a in msgs]
+        # A server error body with key + args is rendered the same way (UserError.to_json()).
+        body = {"code": "illegal", "key": msgs[0][0], "args": msgs[0][1], "message": {"en": "x", "de": "x"}}
+        said = page.evaluate(
+            """async ([body, lang]) => (await import('/static/common.js')).errorText(body, lang)""",
+            [body, lang])
+        assert said == render_message(msgs[0][0], msgs[0][1], lang, [])

@@ -60,6 +60,15 @@ function value(v, lang, names) {
   return v[lang] ?? v.en;
 }
 
+/** A server error body's sentence (`{"error": {"code", "key", "args", "message"}}`): the
+ * engine's key + args rendered with the catalogs when the server sends them, else its
+ * prerendered `message[lang]`. */
+export function errorText(error, lang) {
+  if (!error) return "";
+  if (error.key && catalogs.events.en && error.key in catalogs.events.en) return render(error.key, error.args, lang, []);
+  return txt(error.message, lang);
+}
+
 /** A page string. */
 export function t(lang, key, args = {}) {
   const tpl = (catalogs.page[lang] || {})[key] ?? (catalogs.page.en || {})[key] ?? key;
@@ -86,7 +95,7 @@ export async function api(path, { method = "GET", body, token } = {}) {
     referrerPolicy: "no-referrer" });
   const data = await r.json().catch(() => ({}));
   if (!r.ok) {
-    const err = new Error(data?.error?.message?.en || `HTTP ${r.status}`);
+    const err = new Error(errorText(data?.error, "en") || `HTTP ${r.status}`);
     err.data = data;
     throw err;
   }
