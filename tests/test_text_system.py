@@ -33,7 +33,8 @@ _GERMAN = re.compile(
     r"\b(?:der|und|nicht|ist|eine?|einen|keine?|kein|für|mit|auf|wird|sind|oder|muss|bitte|"
     r"gibt|noch|schon|zu|zum|zur|dem|den|des|vom|beim|nur|wenn|aber|hat|Spieler|Feld|Felder|"
     r"Sitz|Stellung|Partie|Gebiet|Burg|Aufbau|Fehler|Sieger|Summe|Punkte|Gleichstand|Zug|"
-    r"Plätze|Platz|Spielplan|Karte|Siedlung|unbekannte[rs]?|ungültige[rs]?)\b")
+    r"Plätze|Platz|Spielplan|Karte|Siedlung|unbekannte[rs]?|ungültige[rs]?|abgebrochen|beendet|"
+    r"Aktion|Aktionen|Eingabe|Ergebnis|erlaubt|gewinnt|liegt|Regel|Regeln|Gebiete|Felde?s?)\b")
 NOT_KEYS = frozenset({"table.html", "setup.start_player"})
 """Literals that look like keys but are not: a page file and a JSON field path."""
 _KEY = re.compile(r"^(?:error|setup|cli|score|table|structure|tile\.name|variant|rules|space\.kind|"
