@@ -273,8 +273,8 @@ def game_end(winners: list[int], scores: list[int], *, ireland: bool) -> Event:
 
 
 def _seats(seats: list[int], value: Any = None) -> dict[str, Any]:
-    """Several seats as one list message ("Ann, Ben and Cy"); ``value(q)`` replaces a seat's name."""
-    return {"msg": f"join.{len(seats)}",
+    """Several seats as one comma list ("Ann, Ben, Cy"); ``value(q)`` replaces a seat's name."""
+    return {"msg": f"tiebreak.list.{len(seats)}",
             "args": {f: (_seat(q) if value is None else value(q))
                      for f, q in zip(_JOIN_FIELDS, seats, strict=False)}}
 
