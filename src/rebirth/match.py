@@ -41,8 +41,7 @@ class StaleVersionError(IllegalActionError):
 
     def __init__(self, sent: int, current: int) -> None:
         super().__init__(
-            f"stale action: it was sent for version {sent}, the game is at version {current}",
-            f"veraltete Aktion: gesendet für Version {sent}, die Partie ist bei Version {current}")
+            "error.stale_action_was_sent_for", sent=sent, current=current)
         self.sent = sent
         self.current = current
 
@@ -197,8 +196,7 @@ class Match:
         if version is not None and version != self.version:
             raise StaleVersionError(version, self.version)
         if seat != self.state.current_player:
-            raise NotYourTurnError(f"it is not seat {seat + 1}'s turn",
-                                   f"Platz {seat + 1} ist nicht am Zug")
+            raise NotYourTurnError("error.not_seat_s_turn", n=seat + 1)
         events = self.state.apply(action)
         self.steps.append(Step(self.version, seat, events, self._logged()))
         out = list(events)

@@ -12,9 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from rebirth.engine import explain
 from rebirth.engine.board import MapError, load_board
 from rebirth.engine.events import Event
 from rebirth.engine.game import Game, SetupError
+from rebirth.engine.messages import msg, render_value
+from rebirth.engine.messages import text as message_text
 from rebirth.engine.position import (
     Position,
     PositionError,
@@ -29,51 +32,10 @@ from rebirth.engine.state import State, uf_find
 from rebirth.engine.table import TableState
 from rebirth.engine.tiles import TILE_CODES, starting_tiles, tile_code
 
-_T: dict[str, tuple[str, str]] = {
-    "player": ("Player {n}", "Spieler {n}"),
-    "head_final": ("Final scoring (the game is over)", "Schlusswertung (die Partie ist vorbei)"),
-    "head_now": ('If the game ended now (E-2)', "Wenn die Partie jetzt endete (E-2)"),
-    "running": ("so far", "bisher"),
-    "end": ("end", "Ende"),
-    "total": ("total", "Summe"),
-    "winner": ("Winner", "Sieger"),
-    "winners": ("Shared win", "Geteilter Sieg"),
-    "tb_none": ("{score} points, no tie", "{score} Punkte, kein Gleichstand"),
-    "tb_castle": ("tie on {score} points ({tied}): {holder} holds {castle} ({rule})",
-                  "Gleichstand mit {score} Punkten ({tied}): {holder} hält {castle} ({rule})"),
-    "tb_castle_literal": ("tie on {score} points ({tied}): {holder} holds {castle} and wins "
-                          "(variant stirling_literal, E-3)",
-                          "Gleichstand mit {score} Punkten ({tied}): {holder} hält {castle} und "
-                          "gewinnt (Variante stirling_literal, E-3)"),
-    "tb_tower": ("tie on {score} points ({tied}): most occupied spaces next to {tower}: {counts} "
-                 "(E-4)",
-                 "Gleichstand mit {score} Punkten ({tied}): die meisten besetzten Felder an "
-                 "{tower}: {counts} (E-4)"),
-    "tb_shared": ("tie on {score} points ({tied}): no tiebreak decides, the win is shared ({rule})",
-                  "Gleichstand mit {score} Punkten ({tied}): kein Stichentscheid, der Sieg wird "
-                  "geteilt ({rule})"),
-    "castles": ("Castles (C-1…C-5): holder, tiles next to it, farms among them",
-                "Burgen (C-1…C-5): Halter, Plättchen daneben, davon Farmen"),
-    "nobody": ("nobody", "niemand"),
-    "settlements": ("Settlement districts (T-1…T-7): influence in rank order",
-                    "Siedlungsgebiete (T-1…T-7): Einfluss in Rangfolge"),
-    "complete": ("complete, paid", "vollständig, gezahlt"),
-    "incomplete": ("incomplete, would pay (T-7)", "unvollständig, würde zahlen (T-7)"),
-    "last": ("last placer", "zuletzt gelegt"),
-    "end_events": ("End scoring, rule by rule", "Schlusswertung, Regel für Regel"),
-    "missions_unknown": (
-        "Secret missions are not scored: the position does not hold the players' cards.",
-        "Geheime Missionen werden nicht gewertet: die Stellung enthält die Karten der Spieler nicht."),
-    "bad_file": ("error: cannot read {path}: {msg}", "Fehler: {path} kann nicht gelesen werden: {msg}"),
-    "bad_kind": ("error: {path}: neither a game record nor a position (its 'format' is {fmt!r})",
-                 "Fehler: {path}: weder eine Partie noch eine Stellung ('format' ist {fmt!r})"),
-    "error": ("error: {path}: {msg}", "Fehler: {path}: {msg}"),
-}
-
 
 def tr(key: str, lang: str, **kw: Any) -> str:
-    en, de = _T[key]
-    return (de if lang == "de" else en).format(**kw)
+    """The scoring text ``score.<key>`` in ``lang`` (see ``docs/messages.md``)."""
+    return message_text(f"score.{key}", lang, **kw)
 
 
 @dataclass
@@ -139,42 +101,35 @@ def from_position_json(data: Any, lang: str) -> Scored:
     try:
         game = Game.create(pos.board, pos.players, pos.variants)
     except (SetupError, MapError) as exc:
-        raise PositionError(f"board/variants: {exc}", f"Spielplan/Varianten: {exc}") from exc
+        raise PositionError("error.board_variants", exc=exc) from exc
     pos.validate(game)
     names = [tr("player", lang, n=q + 1) for q in range(pos.players)]
     return _from_position(game, pos, names, None)
 
 
 def tiebreak(sc: Scored, lang: str) -> dict[str, Any]:
-    """Which rule decides the winner (E-3 / E-4), with the counts it used."""
+    """Which rule decides the winner (E-3 / E-4), with the counts it used; ``text`` is the
+    engine's tiebreak message (``msg``, see :func:`rebirth.engine.explain.tiebreak_message`)."""
     st = sc.board_state
     b = st.board
     best = max(sc.scores)
     tied = [q for q in range(st.n) if sc.scores[q] == best]
     rule = "E-4" if b.is_ireland else "E-3"
     names = sc.names
-    tied_txt = ", ".join(names[q] for q in tied)
+    winners, how = st.decide_winners(list(sc.scores))
+    m = explain.tiebreak_message(b, how, best, winners)
+    said = {"msg": m, "text": render_value(m, lang, names)}
     if len(tied) == 1:
-        return {"tied": tied, "rule": None, "by": "score",
-                "text": tr("tb_none", lang, score=best)}
-    _, how = st.decide_winners(list(sc.scores))
+        return {"tied": tied, "rule": None, "by": "score", **said}
     assert how is not None  # seats are tied
     if how["by"] == "castle":
         c = next(c for c in b.castles if c.id == how["id"])
-        hol = sc.winners[0]
-        key = "tb_castle_literal" if how["literal"] else "tb_castle"
-        return {"tied": tied, "rule": rule, "by": f"castle:{c.id}", "holder": hol,
-                "text": tr(key, lang, score=best, tied=tied_txt, holder=names[hol],
-                           castle=c.name.get(lang, c.name["en"]), rule=rule)}
+        return {"tied": tied, "rule": rule, "by": f"castle:{c.id}", "holder": sc.winners[0], **said}
     if how["by"] == "tower":
         tw = next(t for t in b.towers if t.id == how["id"])
         counts = {q: how["counts"][q] for q in tied}
-        ctext = ", ".join(f"{names[q]} {counts[q]}" for q in tied)
-        return {"tied": tied, "rule": rule, "by": f"tower:{tw.id}", "counts": counts,
-                "text": tr("tb_tower", lang, score=best, tied=tied_txt,
-                           tower=tw.name.get(lang, tw.name["en"]), counts=ctext)}
-    return {"tied": list(sc.winners), "rule": rule, "by": "shared",
-            "text": tr("tb_shared", lang, score=best, tied=tied_txt, rule=rule)}
+        return {"tied": tied, "rule": rule, "by": f"tower:{tw.id}", "counts": counts, **said}
+    return {"tied": list(sc.winners), "rule": rule, "by": "shared", **said}
 
 
 def to_json(sc: Scored, lang: str) -> dict[str, Any]:
@@ -220,8 +175,8 @@ def to_json(sc: Scored, lang: str) -> dict[str, Any]:
 class CalcAsk(PositionError):
     """A position the board cannot decide alone: the page must ask (castle or district tie)."""
 
-    def __init__(self, en: str, de: str, asks: list[dict[str, Any]]) -> None:
-        super().__init__(en, de)
+    def __init__(self, key: str, asks: list[dict[str, Any]], /, **args: Any) -> None:
+        super().__init__(key, **args)
         self.asks = asks
 
 
@@ -299,12 +254,9 @@ def complete(game: Game, pos: Position) -> tuple[Position, list[dict[str, Any]]]
     out = _fulfilled(game, out)
     if asks:
         a = asks[0]
-        what_en = f"castle {a['id']} ({a['hex']})" if a["kind"] == "castle" else f"district {a['id']}"
-        what_de = f"Burg {a['id']} ({a['hex']})" if a["kind"] == "castle" else f"Gebiet {a['id']}"
-        raise CalcAsk(f"{what_en}: seats {a['seats']} are fully tied; who holds it / placed last "
-                      "depends on the history: choose (C-4, T-3)",
-                      f"{what_de}: Sitze {a['seats']} liegen ganz gleichauf; wer sie hält / zuletzt "
-                      "legte, hängt vom Verlauf ab: bitte wählen (C-4, T-3)", asks)
+        what = (msg("score.ask.castle", id=a["id"], hex=a["hex"]) if a["kind"] == "castle"
+                else msg("score.ask.district", id=a["id"]))
+        raise CalcAsk("score.ask", asks, what=what, seats=str(a["seats"]))
     return out, choices
 
 
@@ -363,8 +315,7 @@ def heat(game: Game, pos: Position, seat: int, lang: str, names: list[str]) -> l
     (the position is checked once per request, not once per hex); illegal pairs are skipped."""
     base = _checked_state(game, pos)
     if not 0 <= seat < base.n:
-        raise PositionError(f"'seat': {seat!r} is not a seat of 0..{base.n - 1}",
-                            f"'seat': {seat!r} ist kein Sitz von 0..{base.n - 1}")
+        raise PositionError("error.seat_not_seat_0", seat=repr(seat), n=base.n - 1)
     b = base.board
     have = sorted(set(base.supply[seat]))
     out = []
@@ -399,7 +350,7 @@ def calculate(data: Any, seat: int, lang: str, names: list[str] | None = None) -
     try:
         game = Game.create(pos.board, pos.players, pos.variants)
     except (SetupError, MapError) as exc:
-        raise PositionError(f"board/variants: {exc}", f"Spielplan/Varianten: {exc}") from exc
+        raise PositionError("error.board_variants", exc=exc) from exc
     pos, choices = complete(game, pos)
     pos.validate(game)
     if names is None or len(names) != pos.players:

@@ -16,9 +16,9 @@ import pytest
 import replaykit as rk
 from rebirth.cli.main import main
 from rebirth.cli.play import preview, resume_match
-from rebirth.cli.texts import CATALOGUE
 from rebirth.engine.board import SETTLEMENT
 from rebirth.engine.game import Game
+from rebirth.engine.messages import catalog
 from rebirth.engine.records import load_record, replay
 from rebirth.match import Match
 
@@ -233,7 +233,11 @@ def test_german_unattended(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_catalogue_has_matching_placeholders() -> None:
     fmt = string.Formatter()
-    for key, (en, de) in CATALOGUE.items():
+    en_cat, de_cat = catalog("en") or {}, catalog("de") or {}
+    cli_keys = [k for k in en_cat if k.startswith("cli.")]
+    assert len(cli_keys) > 100
+    for key in cli_keys:
+        en, de = en_cat[key], de_cat[key]
         fields_en = {f for _, f, _, _ in fmt.parse(en) if f}
         fields_de = {f for _, f, _, _ in fmt.parse(de) if f}
         assert fields_en == fields_de, key

@@ -119,8 +119,9 @@ def played_events(board: str, players: int, seed: int) -> list[Event]:
 
 def test_builders_all_covered() -> None:
     # A new builder must be added to builder_events, or the key checks below miss it.
+    # tiebreak_message makes a message value, not an event: test_tiebreak_message covers it.
     builders = {n for n, f in inspect.getmembers(explain, inspect.isfunction)
-                if f.__module__ == explain.__name__ and not n.startswith("_")}
+                if f.__module__ == explain.__name__ and not n.startswith("_") and n != "tiebreak_message"}
     assert len(builders) >= 20
     src = inspect.getsource(builder_events)
     assert {n for n in builders if f"explain.{n}(" not in src} == set()
@@ -132,8 +133,10 @@ def test_every_used_key_is_in_every_catalog_and_every_key_is_used() -> None:
         cat = messages.catalog(lang)
         assert cat is not None
         assert used - set(cat) == set(), lang
-        # No dead sentences: a catalog holds only what the builders use.
-        assert set(cat) - used == set(), lang
+        # No dead sentences: a catalog holds only what the builders use (event keys:
+        # the other namespaces are checked by tests/test_text_system.py).
+        events = {k for k in cat if not k.startswith(messages.NAMESPACES)}
+        assert events - used == set(), lang
     for board, players in (("scotland", 4), ("ireland", 3)):
         assert used_keys(played_events(board, players, 11)) <= used
 
@@ -176,7 +179,9 @@ def test_german_wording() -> None:
     # One word for the extra tile everywhere (I-7), data included.
     de = messages.catalog("de")
     assert de is not None
-    assert not any("Zusatz" in v or "Bonus" in v for v in de.values())
+    # (Event sentences: the rulebook's "Bonus" is a tower's bonus, not the extra tile.)
+    events = {k: v for k, v in de.items() if not k.startswith(messages.NAMESPACES)}
+    assert not any("Zusatz" in v or "Bonus" in v for v in events.values())
     assert all(t.name["de"] == "Extra-Plättchen" for t in builtin_tokens() if t.kind == "extra_tile")
     assert sum("Extra-Plättchen" in v for v in de.values()) >= 4
 
@@ -272,3 +277,34 @@ def test_new_language_is_only_a_new_catalog_file(tmp_path: Path,
     # A data-driven name without French falls back to English.
     cathedral = builtin_board("scotland").cathedrals[0]
     assert cathedral.name["en"] in explain.cathedral(0, cathedral, None).render("fr", NAMES)
+
+
+def test_tiebreak_message() -> None:
+    """E-3/E-4: the one tiebreak sentence (terminal, calculator, pages) for every outcome."""
+    sco, ire = builtin_board("scotland"), builtin_board("ireland")
+    edinburgh = next(c for c in sco.castles if c.id == "edinburgh")
+    tara = ire.towers[0]
+    cases: list[tuple[Any, dict[str, Any] | None, list[int]]] = [
+        (sco, None, [2]),
+        (sco, {"rule": "E-3", "points": 30, "tied": [0, 2], "by": "castle", "id": edinburgh.id,
+               "literal": False}, [2]),
+        (sco, {"rule": "E-3", "points": 30, "tied": [0, 2], "by": "castle", "id": edinburgh.id,
+               "literal": True}, [1]),
+        (ire, {"rule": "E-4", "points": 30, "tied": [0, 1], "by": "tower", "id": tara.id,
+               "counts": [3, 2, -1]}, [0]),
+        (ire, {"rule": "E-4", "points": 30, "tied": [0, 1], "by": "shared"}, [0, 1]),
+    ]
+    seen = set()
+    for board, how, winners in cases:
+        m = explain.tiebreak_message(board, how, 30, winners)
+        seen.add(m["msg"])
+        for lang in messages.languages():
+            text = messages.render_value(m, lang, NAMES)
+            assert "30" in text and "{" not in text, text
+            if how is not None:
+                assert NAMES[how["tied"][0]] in text and how["rule"] in text, text
+    sentences = {k for k in messages.catalog("en") or {}
+                 if k.startswith("tiebreak.") and not k.startswith(("tiebreak.count", "tiebreak.list."))}
+    assert seen == sentences
+    tower = explain.tiebreak_message(ire, cases[3][1], 30, [0])
+    assert messages.render_value(tower, "en", NAMES).count("Ann 3") == 1

@@ -3,7 +3,6 @@ refusals with clear errors, headers, the page's files, the store's schema and se
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -108,7 +107,7 @@ def test_boards_catalogs_variants(tmp_path: Path) -> None:
         assert b["map"] and b["missions"] and b["tokens"]
         assert c.get("/api/boards/scotland").json()["tokens"] is None
         de = c.get("/api/i18n/de").json()
-        assert de["lang"] == "de" and de["events"] and de["page"] is None
+        assert de["lang"] == "de" and de["events"] and de["page"]["lobby.new"]
         v = c.get("/api/variants").json()
         names = {x["name"]: x for x in v["variants"]}
         assert names["set_aside_public"]["boards"] == ["scotland"]
@@ -118,11 +117,10 @@ def test_boards_catalogs_variants(tmp_path: Path) -> None:
 
 def test_page_files_are_served_from_the_web_folder(tmp_path: Path) -> None:
     web = tmp_path / "web"
-    (web / "i18n").mkdir(parents=True)
+    web.mkdir(parents=True)
     (web / "index.html").write_text("<!doctype html><title>lobby</title>")
     (web / "game.html").write_text("<!doctype html><title>game</title>")
     (web / "app.js").write_text("export const x = 1;")
-    (web / "i18n" / "en.json").write_text(json.dumps({"hello": "Hello"}))
     with kit.client(tmp_path) as c:
         r = c.get("/")
         assert r.status_code == 200 and "lobby" in r.text and r.headers["referrer-policy"] == "no-referrer"
@@ -130,7 +128,8 @@ def test_page_files_are_served_from_the_web_folder(tmp_path: Path) -> None:
         r = c.get("/static/app.js")
         assert r.status_code == 200 and "javascript" in r.headers["content-type"]
         assert c.get("/static/../settings.py").status_code == 404
-        assert c.get("/api/i18n/en").json()["page"] == {"hello": "Hello"}
+        # The page's strings are catalogs in the one catalog folder, not page files.
+        assert c.get("/api/i18n/en").json()["page"]["lobby.new"] == "New game"
     (web / "index.html").unlink()
     with kit.client(tmp_path) as c:
         r = c.get("/")

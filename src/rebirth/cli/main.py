@@ -221,7 +221,11 @@ def entry() -> None:
     try:
         sys.exit(main())
     except KeyboardInterrupt:
-        print("\ninterrupted / abgebrochen", file=sys.stderr)
+        # The language is not known here (the arguments may not be parsed yet): say it in all.
+        from rebirth.engine.messages import languages, text
+
+        said = dict.fromkeys(text("cli.interrupted", lang) for lang in ["en", *languages()])
+        print("\n" + " / ".join(said), file=sys.stderr)
         sys.exit(130)
 
 

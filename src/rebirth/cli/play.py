@@ -38,10 +38,11 @@ from rebirth.engine.formats import printable
 from rebirth.engine.game import Game
 from rebirth.engine.hexgrid import LABEL_RE
 from rebirth.engine.i18n import pick
+from rebirth.engine.messages import render_message
 from rebirth.engine.records import RecordError, Seat, load_record, replay
 from rebirth.engine.replay import ReplayedStep
 from rebirth.engine.state import State
-from rebirth.engine.tiles import TILE_CODES, TILE_NAMES_DE, TILE_NAMES_EN
+from rebirth.engine.tiles import TILE_CODES
 from rebirth.engine.views import View
 from rebirth.fileio import check_writable_file, write_atomic
 from rebirth.match import HUMAN, Match, Step
@@ -98,7 +99,7 @@ class Session:
 
 def _tile_name(code: str, lang: str) -> str:
     i = TILE_CODES.index(code)
-    return f"{(TILE_NAMES_DE if lang == 'de' else TILE_NAMES_EN)[i]} ({code})"
+    return f"{render_message(f'tile.name.{TILE_CODES[i]}', {}, lang, ())} ({code})"
 
 
 def _err(msg: str) -> None:
@@ -114,7 +115,7 @@ def _seat_kinds(args: argparse.Namespace, tx: Texts) -> list[str] | None:
     valid = [HUMAN, *BOT_KINDS()]
     for k in kinds:
         if k not in valid:
-            _err(tx("bad_seat_kind", kind=k, kinds=", ".join(valid)))
+            _err(tx("bad_seat_kind", kind=repr(k), kinds=", ".join(valid)))
             return None
     if len(kinds) != players:
         _err(tx("bad_seat_count", players=players, n=len(kinds)))
@@ -296,7 +297,7 @@ def _new_match(args: argparse.Namespace, tx: Texts) -> tuple[Match, list[str]] |
         # and control characters here instead of escaping at every print.
         for n in names:
             if not valid_name(n):
-                _err(tx("bad_name", name=n, most=MAX_NAME))
+                _err(tx("bad_name", name=repr(n), most=MAX_NAME))
                 return None
     else:
         names = [tx("human_name", n=i + 1) if k == HUMAN else f"{k.capitalize()} {i + 1}"
@@ -653,9 +654,8 @@ def _mark_lines(s: Session, view: View) -> list[Text]:
     """The x2 choices, each with its values and who already fulfilled it (I-8)."""
     cards = {c.id: c for c in s.game.cards}
     ids = [a.split()[-1] for a in view.legal_actions]
-    word = "markiere" if s.tx.lang == "de" else "mark"
-    out = [Text(s.tx("mark_choices", ex=ids[0] if ids else "?").replace("'mark ", f"'{word} "),
-                style="bold")]
+    word = s.tx("mark_word")
+    out = [Text(s.tx("mark_choices", word=word, ex=ids[0] if ids else "?"), style="bold")]
     for mid in ids:
         cd = cards[mid]
         by = view.fulfilled.get(mid, ())
@@ -815,7 +815,7 @@ def _try_place(s: Session, seat: int, view: View, line: str) -> bool:
     if (not LABEL_RE.match(line.strip().upper()) and first not in MARK_WORDS
             and not s.game.board.is_ireland):
         # The engine's message suggests 'mark I03', which means nothing off Ireland.
-        s.console.print(tx("refused", msg=tx("not_action", text=line)), style="red", markup=False)
+        s.console.print(tx("refused", msg=tx("not_action", text=repr(line))), style="red", markup=False)
         return False
     try:
         action = parse_action(line)

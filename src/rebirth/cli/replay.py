@@ -34,18 +34,14 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary))
         return 0
-    de = args.lang == "de"
+    tx = Texts(args.lang)
     for line in lines:
         print(line)
-    print(("Partie ist gültig" if de else "Record is valid") + f": {len(record['actions'])} "
-          + ("Aktionen, " if de else "actions, ")
-          + (("beendet" if de else "finished") if state.is_terminal()
-             else ("nicht beendet" if de else "not finished")))
+    print(tx("record_valid" if state.is_terminal() else "record_valid_unfinished", n=len(record["actions"])))
     cats = state.categories
-    tx = Texts(args.lang)
     heads = [tx(f"cat_{c}") for c in cats]
     width = max(len(n) for n in names)
-    total = "Summe" if de else "total"
+    total = tx("total")
     print(" " * width + "  " + " ".join(f"{h:>10}" for h in heads) + f" {total:>7}")
     for q in range(state.n):
         bd = state.breakdown(q)
@@ -53,5 +49,5 @@ def run(args: argparse.Namespace) -> int:
               + f" {state.score[q]:>7}")
     if state.is_terminal():
         w = ", ".join(names[q] for q in state.winners)
-        print(("Sieger: " if de else "Winner: ") + w)
+        print(tx("winner_line", names=w))
     return 0

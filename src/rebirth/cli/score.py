@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         elif fmt == POSITION_FORMAT:
             sc = from_position_json(data, lang)
         else:
-            print(tr("bad_kind", lang, path=args.file, fmt=fmt), file=sys.stderr)
+            print(tr("bad_kind", lang, path=args.file, fmt=repr(fmt)), file=sys.stderr)
             return 1
     except PositionError as exc:
         print(tr("error", lang, path=args.file, msg=exc.message(lang)), file=sys.stderr)

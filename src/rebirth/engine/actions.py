@@ -8,19 +8,11 @@ import re
 from dataclasses import dataclass
 
 from rebirth.engine.hexgrid import LABEL_RE
-from rebirth.engine.i18n import Text
+from rebirth.engine.messages import UserError
 
 
-class ActionError(ValueError):
-    """Base class for a refused action; ``text`` holds the message in English and German."""
-
-    def __init__(self, en: str, de: str | None = None) -> None:
-        super().__init__(en)
-        self.text: Text = {"en": en, "de": de if de is not None else en}
-
-    def message(self, lang: str) -> str:
-        """The message in ``lang``."""
-        return self.text["de"] if lang == "de" else self.text["en"]
+class ActionError(UserError):
+    """Base class for a refused action: a catalog key and its arguments (see :class:`UserError`)."""
 
 
 class ActionSyntaxError(ActionError):
@@ -83,6 +75,5 @@ def parse_action(text: str) -> Action:
         # The case is kept: the codec matches mission ids without regard to case.
         return Mark(m.group(1))
     raise ActionSyntaxError(
-        f"{text!r} is not an action: type a hex such as C7, or 'mark I03' for an x2 marker",
-        f"{text!r} ist keine Aktion: gib ein Feld wie C7 ein, oder 'mark I03' für einen x2-Marker",
+        "error.not_action_type_hex_such", text=repr(text),
     )

@@ -113,24 +113,21 @@ class ActionCodec:
         """The outcome of a chance text such as ``reveal S2``; ActionSyntaxError otherwise."""
         m = _REVEAL_RE.match(text.strip())
         if not m:
-            raise ActionSyntaxError(f"{text!r} is not a chance outcome (expected 'reveal TILE')",
-                                    f"{text!r} ist kein Zufallsergebnis (erwartet: 'reveal PLÄTTCHEN')")
+            raise ActionSyntaxError("error.not_chance_outcome_expected_reveal", text=repr(text))
         try:
             return parse_tile(m.group(1))
-        except ValueError as exc:
-            raise ActionSyntaxError(str(exc)) from None
+        except ValueError:
+            raise ActionSyntaxError("error.unknown_tile_expected_one", tile=repr(m.group(1)),
+                                    value=", ".join(TILE_CODES)) from None
 
 
 def unknown_action(action: Action) -> IllegalActionError:
     """The error for an action that names no hex or mission of this game."""
     if isinstance(action, Reveal):
-        return IllegalActionError(f"{action} is a chance outcome, not a player's action",
-                                  f"{action} ist ein Zufallsergebnis, keine Spieleraktion")
+        return IllegalActionError("error.chance_outcome_not_player_s", action=action)
     if isinstance(action, Place):
-        return IllegalActionError(f"hex {action} does not exist on this board",
-                                  f"Feld {action} gibt es auf diesem Spielplan nicht")
-    return IllegalActionError(f"mission {action.mission} does not exist in this game",
-                              f"Mission {action.mission} gibt es in dieser Partie nicht")
+        return IllegalActionError("error.hex_does_not_exist_board_3", action=action)
+    return IllegalActionError("error.mission_does_not_exist_game", mission=action.mission)
 
 
 # ------------------------------------------------------------------ table mode
@@ -210,15 +207,15 @@ class TableCodec:
             label = m.group(2).upper()
             h = self.board.by_label.get(label)
             if h is None:
-                raise IllegalActionError(f"hex {label} does not exist on this board",
-                                         f"Feld {label} gibt es auf diesem Spielplan nicht")
+                raise IllegalActionError("error.hex_does_not_exist_board", label=label)
             return self.place_id(parse_tile(m.group(1)), h)
         m = _TABLE_DISCARD_RE.match(t)
         if m:
             try:
                 return self.discard_id(parse_tile(m.group(1)))
-            except ValueError as exc:
-                raise ActionSyntaxError(str(exc)) from None
+            except ValueError:
+                raise ActionSyntaxError("error.unknown_tile_expected_one", tile=repr(m.group(1)),
+                                        value=", ".join(TILE_CODES)) from None
         try:
             action = parse_action(t)
         except ActionSyntaxError:
@@ -229,10 +226,7 @@ class TableCodec:
                 raise unknown_action(action)
             return self.mark_id(ix)
         raise ActionSyntaxError(
-            f"{text!r} is not a table entry: type the tile and the hex such as S3@H7 or E@C4, "
-            "'mark I03' for an x2 marker, or 'discard S3' (P-7)",
-            f"{text!r} ist keine Tisch-Eingabe: gib Plättchen und Feld ein wie S3@H7 oder E@C4, "
-            "'mark I03' für einen x2-Marker oder 'discard S3' (P-7)")
+            "error.not_table_entry_type_tile", text=repr(text))
 
     # ---------------------------------------------------------- chance outcomes
 
@@ -272,20 +266,15 @@ class TableCodec:
         if m:
             ix = self._token_by_key.get(m.group(1).upper())
             if ix is None:
-                raise IllegalActionError(f"there is no tower token {m.group(1)!r}",
-                                         f"es gibt kein Turmplättchen {m.group(1)!r}")
+                raise IllegalActionError("error.there_no_tower_token", value=repr(m.group(1)))
             return self.token_outcome(ix)
         m = _CARD_RE.match(t)
         if m:
             ix = self._card_by_key.get(m.group(1).upper())
             if ix is None:
-                raise IllegalActionError(f"mission {m.group(1)} does not exist in this game",
-                                         f"Mission {m.group(1)} gibt es in dieser Partie nicht")
+                raise IllegalActionError("error.mission_does_not_exist_game_2", value=m.group(1))
             return self.card_outcome(ix)
         if _REVEAL_RE.match(t):
             return ActionCodec.parse_chance(t)
         raise ActionSyntaxError(
-            f"{text!r} is not an entered outcome: type 'reveal S2' (the extra tile), "
-            "'token ID' (a tower token) or 'card ID' (a mission card)",
-            f"{text!r} ist kein eingegebenes Ergebnis: gib 'reveal S2' (Extra-Plättchen), "
-            "'token ID' (ein Turmplättchen) oder 'card ID' (eine Missionskarte) ein")
+            "error.not_entered_outcome_type_reveal", text=repr(text))

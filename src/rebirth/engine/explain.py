@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rebirth.engine.board import District, Space, Structure
+from rebirth.engine.board import Board, District, Space, Structure
 from rebirth.engine.events import Event
 from rebirth.engine.i18n import Text
 from rebirth.engine.messages import render_message
@@ -270,3 +270,33 @@ def game_end(winners: list[int], scores: list[int], *, ireland: bool) -> Event:
     return Event("game_end", "E-4" if ireland else "E-3", None,
                  "game_end.one" if len(winners) == 1 else "game_end.shared",
                  {"winners": names}, data={"winners": winners, "scores": scores})
+
+
+def _seats(seats: list[int], value: Any = None) -> dict[str, Any]:
+    """Several seats as one comma list ("Ann, Ben, Cy"); ``value(q)`` replaces a seat's name."""
+    return {"msg": f"tiebreak.list.{len(seats)}",
+            "args": {f: (_seat(q) if value is None else value(q))
+                     for f, q in zip(_JOIN_FIELDS, seats, strict=False)}}
+
+
+def tiebreak_message(board: Board, how: dict[str, Any] | None, points: int,
+                     winners: list[int]) -> dict[str, Any]:
+    """E-3/E-4 in words, as a message value: what decided a tie for first (``winners`` and
+    ``how`` as :meth:`State.decide_winners` gives them; None: nobody tied with ``points``).
+    The terminal, the calculator and the pages all render this one message."""
+    if how is None:
+        return {"msg": "tiebreak.none", "args": {"points": points}}
+    tied: list[int] = list(how["tied"])
+    args: dict[str, Any] = {"points": points, "rule": how["rule"], "tied": _seats(tied)}
+    if how["by"] == "castle":
+        c = next(c for c in board.castles if c.id == how["id"])
+        args.update(castle=_name(c.name), holder=_seat(winners[0]))
+        return {"msg": "tiebreak.castle.literal" if how.get("literal") else "tiebreak.castle",
+                "args": args}
+    if how["by"] == "tower":
+        tw = next(t for t in board.towers if t.id == how["id"])
+        counts = how["counts"]
+        args.update(tower=_name(tw.name), counts=_seats(tied, lambda q: {
+            "msg": "tiebreak.count", "args": {"player": _seat(q), "count": counts[q]}}))
+        return {"msg": "tiebreak.tower", "args": args}
+    return {"msg": "tiebreak.shared", "args": args}

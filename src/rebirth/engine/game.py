@@ -14,7 +14,7 @@ from typing import Any
 
 from rebirth.engine.board import SET_ASIDE, Board, builtin_board, resolve_board
 from rebirth.engine.codec import ActionCodec
-from rebirth.engine.i18n import Text
+from rebirth.engine.messages import UserError, languages, render_message
 from rebirth.engine.missions import (
     MissionCard,
     TowerToken,
@@ -25,33 +25,12 @@ from rebirth.engine.missions import (
 from rebirth.engine.streams import chance_seed
 from rebirth.engine.tiles import parse_tile, starting_tiles, tile_code, tile_counts
 
-VARIANTS: dict[str, Text] = {
-    "medium_completer_wins": {
-        "en": "In a 2-space district the completer wins ties (seed 001).",
-        "de": "In einem 2-Felder-Gebiet gewinnt der Vollender Gleichstände (Quelle 001).",
-    },
-    "castle_tie_to_active": {
-        "en": "A full castle tie goes to the placing player (seed 001).",
-        "de": "Ein vollständiger Burg-Gleichstand geht an den legenden Spieler (Quelle 001).",
-    },
-    "incomplete_as_small": {
-        "en": "Incomplete districts pay each player their influence (seed 001).",
-        "de": "Unvollständige Gebiete zahlen jedem seinen Einfluss (Quelle 001).",
-    },
-    "stirling_literal": {
-        "en": "Stirling's holder wins a tie for first even if not tied (seed 001).",
-        "de": "Wer Stirling hält, gewinnt einen Gleichstand, auch ohne selbst gleichauf zu sein "
-              "(Quelle 001).",
-    },
-    "set_aside_public": {
-        "en": "Scotland's set-aside tiles lie face up for all (seed 000's \"offen\").",
-        "de": "Die beiseitegelegten Plättchen liegen in Schottland offen aus.",
-    },
-    "ireland_set_aside_known": {
-        "en": "On Ireland each owner may look at their 4 set-aside tiles.",
-        "de": "In Irland darf jeder seine 4 beiseitegelegten Plättchen ansehen.",
-    },
+VARIANTS: dict[str, dict[str, str]] = {
+    name: {lang: render_message(f"variant.{name}", {}, lang, ()) for lang in languages()}
+    for name in ("medium_completer_wins", "castle_tie_to_active", "incomplete_as_small", "stirling_literal",
+                 "set_aside_public", "ireland_set_aside_known")
 }
+"""Every rule variant → its explanation in each language (catalog keys ``variant.<name>``)."""
 SCOTLAND_VARIANTS = frozenset(
     {"medium_completer_wins", "castle_tie_to_active", "incomplete_as_small", "stirling_literal",
      "set_aside_public"}
@@ -63,8 +42,8 @@ IRELAND_VARIANTS = frozenset(
 DISPLAY_SIZE = 8
 
 
-class SetupError(ValueError):
-    """A game configuration or scripted setup that the rules do not allow."""
+class SetupError(UserError):
+    """A game configuration or scripted setup that the rules do not allow (a catalog key and arguments)."""
 
 
 @dataclass(frozen=True)
@@ -98,7 +77,7 @@ class Setup:
     def from_json(data: Any) -> Setup:
         """Inverse of :meth:`to_json`; raises SetupError on malformed data."""
         if not isinstance(data, dict):
-            raise SetupError("setup: must be an object")
+            raise SetupError("setup.must_object")
         try:
             supplies = tuple(tuple(parse_tile(t) for t in s) for s in data["supplies"])
             aside = tuple(tuple(parse_tile(t) for t in s) for s in data["set_aside"])
@@ -107,9 +86,9 @@ class Setup:
             display = tuple(str(c) for c in data.get("display", ()))
             tokens = tuple(str(c) for c in data.get("tower_tokens", ()))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise SetupError(f"setup: malformed ({exc})") from exc
+            raise SetupError("setup.malformed", exc=exc) from exc
         if not isinstance(start, int):
-            raise SetupError("setup: 'start_player' must be an integer")
+            raise SetupError("setup.start_player_must_integer")
         return Setup(supplies, aside, deck, start, display, tokens)
 
 
@@ -135,20 +114,20 @@ class Game:
         """A game on a board (object, shipped name or file path); validates the configuration."""
         b = resolve_board(board) if isinstance(board, str) else board
         if players not in (2, 3, 4):
-            raise SetupError(f"Rebirth is for 2 to 4 players, not {players}")
+            raise SetupError("setup.rebirth_for_2_4_players", players=players)
         vs = frozenset(variants)
         allowed = IRELAND_VARIANTS if b.is_ireland else SCOTLAND_VARIANTS
         for v in vs:
             if v not in VARIANTS:
-                raise SetupError(f"unknown variant {v!r} (known: {', '.join(VARIANTS)})")
+                raise SetupError("setup.unknown_variant_known", v=repr(v), known=', '.join(VARIANTS))
             if v not in allowed:
-                raise SetupError(f"variant {v!r} does not apply to {b.rules}")
+                raise SetupError("setup.variant_does_not_apply", v=repr(v), rules=b.rules)
         c = builtin_cards(b) if cards is None else cards
         t = (builtin_tokens() if b.is_ireland else ()) if tokens is None else tokens
         if b.is_ireland and len(t) < len(b.towers):
-            raise SetupError(f"{len(b.towers)} towers but only {len(t)} tower tokens")
+            raise SetupError("setup.towers_but_only_tower_tokens", towers=len(b.towers), tokens=len(t))
         if b.is_ireland and len(c) < DISPLAY_SIZE:
-            raise SetupError(f"Ireland needs at least {DISPLAY_SIZE} public missions, got {len(c)}")
+            raise SetupError("setup.ireland_needs_at_least_public", display=DISPLAY_SIZE, cards=len(c))
         return Game(b, players, vs, c, t)
 
     @staticmethod
@@ -206,26 +185,26 @@ class Game:
         """
         n = self.players
         if len(setup.supplies) != n or len(setup.set_aside) != n:
-            raise SetupError(f"setup: need supplies and set-aside tiles for {n} players")
+            raise SetupError("setup.need_supplies_set_aside_tiles", n=n)
         if not 0 <= setup.start_player < n:
-            raise SetupError(f"setup: start player {setup.start_player} is not a seat of 0..{n - 1}")
+            raise SetupError("setup.start_player_not_seat_0", start_player=setup.start_player, n=n - 1)
         ids = {c.id for c in self.cards}
         used = list(setup.mission_deck) + list(setup.display)
         for cid in used:
             if cid not in ids:
-                raise SetupError(f"setup: unknown mission card {cid!r}")
+                raise SetupError("setup.unknown_mission_card", cid=repr(cid))
         if len(set(used)) != len(used):
-            raise SetupError("setup: a mission card appears twice")
+            raise SetupError("setup.mission_card_appears_twice")
         if self.board.is_ireland:
             if len(setup.display) != DISPLAY_SIZE:
-                raise SetupError(f"setup: Ireland shows {DISPLAY_SIZE} public missions (S-8)")
+                raise SetupError("setup.ireland_shows_public_missions_s", display=DISPLAY_SIZE)
             tids = {t.id for t in self.tokens}
             if len(setup.tower_tokens) != len(self.board.towers) or not set(setup.tower_tokens) <= tids:
-                raise SetupError("setup: one known tower token per tower is needed (S-8)")
+                raise SetupError("setup.one_known_tower_token_per")
             if len(set(setup.tower_tokens)) != len(setup.tower_tokens):
-                raise SetupError("setup: a tower token appears twice")
+                raise SetupError("setup.tower_token_appears_twice")
         elif setup.display or setup.tower_tokens:
-            raise SetupError("setup: public missions and tower tokens exist only on Ireland")
+            raise SetupError("setup.public_missions_tower_tokens_exist")
         if strict:
             tiles, _ = starting_tiles(n)
             want = tile_counts(tiles)
@@ -233,15 +212,14 @@ class Game:
                 have = tile_counts(setup.supplies[p] + setup.set_aside[p])
                 if have != want:
                     raise SetupError(
-                        f"setup: player {p + 1}'s supply and set-aside tiles are not the "
-                        f"{len(tiles)} tiles in play (S-1, S-2)"
+                        "setup.player_s_supply_set_aside", n=p + 1, tiles=len(tiles)
                     )
                 if len(setup.set_aside[p]) != self.set_aside_count:
                     raise SetupError(
-                        f"setup: player {p + 1} must set {self.set_aside_count} tiles aside (S-3, S-4)"
+                        "setup.player_must_set_tiles_aside", n=p + 1, set_aside_count=self.set_aside_count
                     )
             if len(used) != len(self.cards):
-                raise SetupError("setup: every mission card must be in the deck or on display")
+                raise SetupError("setup.every_mission_card_must_deck")
 
     def new_state(self, seed: int | None = None, *, start_player: int | None = None) -> State:
         """A new game dealt from ``seed``. Its chance stream (``State.rng``, I-7's reveals) is

@@ -19,4 +19,4 @@ def text(en: str, de: str) -> Text:
 
 def pick(t: Text, lang: str) -> str:
     """The string for ``lang``, falling back to English."""
-    return t["de"] if lang == "de" else t["en"]
+    return t.get(lang, t["en"])  # type: ignore[return-value]

@@ -18,8 +18,9 @@ from __future__ import annotations
 import random
 import weakref
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from rebirth.engine import explain
 from rebirth.engine.tiles import NEUTRAL, tile_code
 from rebirth.engine.views import PHASES, View
 
@@ -159,7 +160,7 @@ def view(state: State, seat: int | None, *, detail: bool = True) -> View:
                    for m in s.display},
         marks=tuple(tuple(cards[m].id for m in s.marks[q]) for q in range(n)),
         winners=tuple(s.winners_),
-        tiebreak=s.tiebreak(),
+        tiebreak=_tiebreak(s),
         hand=hand,
         set_aside=set_aside,
         missions=missions,
@@ -219,3 +220,12 @@ def resample(state: State, seat: int, rng: random.Random) -> State:
     twin.rng = random.Random(rng.getrandbits(64))
     return twin
 
+
+
+def _tiebreak(s: State) -> dict[str, Any] | None:
+    """``State.tiebreak`` plus its sentence as an engine message (``msg``, rendered by the
+    pages with the event catalog: docs/messages.md)."""
+    how = s.tiebreak()
+    if how is None:
+        return None
+    return {**how, "msg": explain.tiebreak_message(s.board, how, how["points"], s.winners_[:])}

@@ -26,6 +26,15 @@ from typing import Any
 FALLBACK = "en"
 """The language every catalog falls back to; its catalog must hold every key."""
 
+NAMESPACES = ("error.", "setup.", "cli.", "score.", "table.", "structure.", "tile.name.", "variant.",
+              "rules.", "tiebreak.",
+              "space.kind.")
+"""Key prefixes of the texts that are not event sentences (see ``docs/messages.md``):
+refusals (``error.``, ``setup.``), the terminal (``cli.``), score reports (``score.``), table mode
+(``table.``), names (``structure.``, ``tile.name.``, ``space.kind.``), rule variants
+(``variant.``), the rulebook (``rules.``) and the tiebreak sentence (``tiebreak.``,
+:func:`rebirth.engine.explain.tiebreak_message`). Every other key is an event's sentence."""
+
 _LANG_RE = re.compile(r"^[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?$")
 _FIELD_RE = re.compile(r"\{([^{}]*)\}")
 _cache: dict[str, dict[str, str] | None] = {}
@@ -111,3 +120,69 @@ def render_message(key: str, args: Mapping[str, Any], lang: str, names: Sequence
         return tpl.format(**values)
     except (KeyError, IndexError, ValueError) as exc:
         raise MessageError(f"message {key!r} ({lang}): cannot fill {tpl!r}: {exc}") from None
+
+
+def _arg(value: Any) -> Any:
+    """An error's argument as a message value: ints, strs and message values stay, a
+    :class:`UserError` becomes its nested message (so it stays translatable), the rest is str()."""
+    if isinstance(value, UserError):
+        return {"msg": value.key, "args": dict(value.params)}
+    if isinstance(value, bool) or not isinstance(value, (int, str, Mapping)):
+        return str(value)
+    return value
+
+
+class UserError(ValueError):
+    """A refusal a user reads: a catalog key plus arguments, rendered in any language.
+
+    ``str(exc)`` is the English sentence, so logs and older callers keep working;
+    ``exc.text(lang)`` is the sentence in ``lang`` and ``exc.to_json()`` is
+    ``{"key": ..., "args": ...}`` for a client that renders it itself. The arguments are
+    ``exc.params``, not ``exc.args``: ``BaseException.args`` is a tuple that Python itself
+    fills (pickling, tracebacks), so it stays ``(key,)``.
+    """
+
+    def __init__(self, key: str, /, **args: Any) -> None:
+        super().__init__(key)
+        self.key = key
+        self.params: dict[str, Any] = {k: _arg(v) for k, v in args.items()}
+
+    @classmethod
+    def of(cls, message: Mapping[str, Any]) -> UserError:
+        """The error for a message value ``{"msg": key, "args": {...}}`` (see :func:`msg`)."""
+        return cls(str(message["msg"]), **dict(message.get("args", {})))
+
+    def text(self, lang: str) -> str:
+        """The sentence in ``lang`` (English where the catalog of ``lang`` lacks it)."""
+        return render_message(self.key, self.params, lang, ())
+
+    def message(self, lang: str) -> str:
+        """The sentence in ``lang`` (the older name of :meth:`text`)."""
+        return self.text(lang)
+
+    def texts(self) -> dict[str, str]:
+        """The sentence in every language that has a catalog: ``{"en": ..., "de": ...}``."""
+        return {lang: self.text(lang) for lang in languages()}
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"key": ..., "args": ...}``, rendered by a client with the same catalogs."""
+        return {"key": self.key, "args": dict(self.params)}
+
+    def __str__(self) -> str:
+        # A traceback must never fail on its own message: an unknown key shows as itself
+        # (tests/test_text_system.py checks that every key in the source exists).
+        try:
+            return self.text(FALLBACK)
+        except MessageError:
+            return f"{self.key} {self.params}" if self.params else self.key
+
+
+def msg(key: str, /, **args: Any) -> dict[str, Any]:
+    """A nested message value ``{"msg": key, "args": {...}}`` (ints, strs and message values kept)."""
+    return {"msg": key, "args": {k: _arg(v) for k, v in args.items()}}
+
+
+def text(key: str, lang: str, /, **args: Any) -> str:
+    """The message ``key`` in ``lang`` with keyword arguments (no seat names); a value that
+    is not an int, str or message value is inserted as its str(), as in an f-string."""
+    return render_message(key, {k: _arg(v) for k, v in args.items()}, lang, ())

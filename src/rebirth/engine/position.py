@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from rebirth.engine.board import SETTLEMENT, SPACE_KINDS, Board, Structure
 from rebirth.engine.events import Event
-from rebirth.engine.i18n import Text
+from rebirth.engine.messages import UserError, msg
 from rebirth.engine.state import (
     _LIST_OF_KIND,
     CATEGORIES,
@@ -38,7 +38,7 @@ from rebirth.engine.state import (
     rank_order,
     uf_find,
 )
-from rebirth.engine.tiles import NEUTRAL, TILE_CODES, TILE_NAMES_DE, TILE_NAMES_EN, starting_tiles, tile_code
+from rebirth.engine.tiles import NEUTRAL, TILE_CODES, starting_tiles, tile_code
 
 if TYPE_CHECKING:
     from rebirth.engine.game import Game
@@ -48,16 +48,8 @@ FORMAT = "rebirth-position"
 FORMAT_VERSION = 1
 
 
-class PositionError(ValueError):
-    """A position that is malformed or that the rules make impossible; ``text`` in English and German."""
-
-    def __init__(self, en: str, de: str) -> None:
-        super().__init__(en)
-        self.text: Text = {"en": en, "de": de}
-
-    def message(self, lang: str) -> str:
-        """The message in ``lang``."""
-        return self.text["de"] if lang == "de" else self.text["en"]
+class PositionError(UserError):
+    """A position that is malformed or that the rules make impossible (a catalog key and arguments)."""
 
 
 @dataclass(frozen=True)
@@ -119,8 +111,7 @@ class Position:
         """The public facts of ``state`` (and every seat's secret cards if ``secrets``)."""
         if state.done:
             raise PositionError(
-                "the game is over: its scores already include end scoring",
-                "die Partie ist vorbei: ihre Punkte enthalten schon die Schlusswertung")
+                "error.game_over_its_scores_already")
         b = state.board
         n = state.n
         cards = state.game.cards
@@ -164,15 +155,13 @@ class Position:
         """
         if view.phase == "end":
             raise PositionError(
-                "the game is over: its scores already include end scoring",
-                "die Partie ist vorbei: ihre Punkte enthalten schon die Schlusswertung")
+                "error.game_over_its_scores_already")
         from rebirth.engine.board import resolve_board
 
         b = resolve_board(view.board) if board is None else board
         n = view.players
         if b.id != view.board or len(view.spaces) != len(b.spaces):
-            raise PositionError(f"the view does not fit board {view.board!r}",
-                                f"die Ansicht passt nicht zum Spielplan {view.board!r}")
+            raise PositionError("error.view_does_not_fit_board", board=repr(view.board))
         return _from_view(b, view, n)
 
     # ------------------------------------------------------------------- JSON
@@ -228,8 +217,7 @@ class Position:
         """
         st = _checked_state(game, self)
         if not 0 <= to_move < st.n:
-            raise PositionError(f"to_move: {to_move} is not a seat of 0..{st.n - 1}",
-                                f"to_move: {to_move} ist kein Sitz von 0..{st.n - 1}")
+            raise PositionError("error.move_not_seat_0", to_move=to_move, n=st.n - 1)
         st.cur = to_move
         for q in range(st.n):
             st._draw(q)
@@ -281,8 +269,8 @@ def _from_view(b: Board, view: View, n: int) -> Position:
 # ----------------------------------------------------------------- parsing
 
 
-def _bad(where: str, en: str, de: str) -> PositionError:
-    return PositionError(f"position: {where}: {en}", f"Stellung: {where}: {de}")
+def _bad(where: str, what: dict[str, Any]) -> PositionError:
+    return PositionError("error.position.field", where=where, what=what)
 
 
 def _is_int(v: Any) -> bool:
@@ -291,19 +279,19 @@ def _is_int(v: Any) -> bool:
 
 def _seat(v: Any, where: str) -> int:
     if not _is_int(v) or not 0 <= v <= 3:
-        raise _bad(where, f"{v!r} is not a seat (0..3)", f"{v!r} ist kein Sitz (0..3)")
+        raise _bad(where, msg("error.not_seat_0_3", v=repr(v)))
     return int(v)
 
 
 def _str_list(v: Any, where: str) -> tuple[str, ...]:
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-        raise _bad(where, "must be a list of strings", "muss eine Liste von Texten sein")
+        raise _bad(where, msg("error.must_list_strings"))
     return tuple(v)
 
 
 def _obj(v: Any, where: str) -> dict[str, Any]:
     if not isinstance(v, dict):
-        raise _bad(where, "must be an object", "muss ein Objekt sein")
+        raise _bad(where, msg("error.must_object"))
     return v
 
 
@@ -315,10 +303,10 @@ def _seats_map(v: Any, where: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
     out = []
     for k, x in _obj(v, where).items():
         if not isinstance(x, list):
-            raise _bad(f"{where}[{k!r}]", "must be a list of seats", "muss eine Liste von Sitzen sein")
+            raise _bad(f"{where}[{k!r}]", msg("error.must_list_seats"))
         seats = tuple(_seat(s, f"{where}[{k!r}]") for s in x)
         if len(set(seats)) != len(seats):
-            raise _bad(f"{where}[{k!r}]", "a seat appears twice", "ein Sitz steht doppelt")
+            raise _bad(f"{where}[{k!r}]", msg("error.seat_appears_twice"))
         out.append((k, seats))
     return tuple(out)
 
@@ -326,83 +314,75 @@ def _seats_map(v: Any, where: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
 def _parse(data: Any) -> Position:
     d = _obj(data, "top level")
     if d.get("format") != FORMAT:
-        raise _bad("'format'", f"must be {FORMAT!r}, got {d.get('format')!r}",
-                   f"muss {FORMAT!r} sein, nicht {d.get('format')!r}")
+        raise _bad("'format'", msg("error.must_got", format=repr(FORMAT), value=repr(d.get('format'))))
     if d.get("version") != FORMAT_VERSION:
-        raise _bad("'version'", f"unsupported version {d.get('version')!r} (this engine reads "
-                   f"{FORMAT_VERSION})", f"Version {d.get('version')!r} wird nicht unterstützt "
-                   f"(diese Engine liest {FORMAT_VERSION})")
+        raise _bad("'version'", msg("error.unsupported_version_engine_reads", value=repr(d.get('version')),
+                                    supported=FORMAT_VERSION))
     known = {"format", "version", "board", "players", "variants", "tiles", "castles", "district_last",
              "cathedrals", "tower_tokens", "tower_visits", "display", "fulfilled", "marks", "scores",
              "breakdown", "deck_count", "secrets"}
     for k in d:
         if k not in known:
-            raise _bad(f"{k!r}", "unknown field", "unbekanntes Feld")
+            raise _bad(f"{k!r}", msg("error.unknown_field"))
     board = d.get("board")
     if not isinstance(board, str) or not board:
-        raise _bad("'board'", "must be a board id", "muss eine Spielplan-Kennung sein")
+        raise _bad("'board'", msg("error.must_board_id"))
     n = d.get("players")
     if not _is_int(n) or n not in (2, 3, 4):
-        raise _bad("'players'", f"must be 2, 3 or 4, got {n!r}", f"muss 2, 3 oder 4 sein, nicht {n!r}")
+        raise _bad("'players'", msg("error.must_2_3_or_4", n=repr(n)))
     tiles = []
     raw = d.get("tiles", [])
     if not isinstance(raw, list):
-        raise _bad("'tiles'", "must be a list", "muss eine Liste sein")
+        raise _bad("'tiles'", msg("error.must_list"))
     for i, t in enumerate(raw):
         where = f"'tiles'[{i}]"
         t = _obj(t, where)
         hx = t.get("hex")
         if not isinstance(hx, str) or not hx:
-            raise _bad(where, "'hex' must be a hex label such as 'C4'",
-                       "'hex' muss eine Feldbezeichnung wie 'C4' sein")
+            raise _bad(where, msg("error.hex_must_hex_label_such"))
         where = f"'tiles'[{i}] (hex {hx})"
         if t.get("neutral") is True:
             if set(t) != {"hex", "neutral"}:
-                raise _bad(where, "a neutral tile has no seat or tile kind",
-                           "ein neutrales Plättchen hat keinen Sitz und keine Art")
+                raise _bad(where, msg("error.neutral_tile_has_no_seat"))
             tiles.append(PlacedTile(hx, None, None))
             continue
         if set(t) - {"hex", "seat", "tile"}:
-            raise _bad(where, f"unknown keys {sorted(set(t) - {'hex', 'seat', 'tile'})}",
-                       f"unbekannte Schlüssel {sorted(set(t) - {'hex', 'seat', 'tile'})}")
+            raise _bad(where, msg("error.unknown_keys", value=sorted(set(t) - {'hex', 'seat', 'tile'})))
         code = t.get("tile")
         if code not in TILE_CODES:
-            raise _bad(where, f"'tile' must be one of {', '.join(TILE_CODES)}, got {code!r}",
-                       f"'tile' muss eines von {', '.join(TILE_CODES)} sein, nicht {code!r}")
+            raise _bad(where, msg("error.tile_must_one_got", value=', '.join(TILE_CODES), code=repr(code)))
         tiles.append(PlacedTile(hx, _seat(t.get("seat"), where), code))
     marks_raw = d.get("marks", [])
     if not isinstance(marks_raw, list):
-        raise _bad("'marks'", "must be a list with one list per seat", "muss je Sitz eine Liste haben")
+        raise _bad("'marks'", msg("error.must_list_with_one_list"))
     scores = d.get("scores", [])
     if not isinstance(scores, list) or not all(_is_int(x) for x in scores):
-        raise _bad("'scores'", "must be a list of integers", "muss eine Liste ganzer Zahlen sein")
+        raise _bad("'scores'", msg("error.must_list_integers"))
     bd_raw = d.get("breakdown", [])
     if not isinstance(bd_raw, list):
-        raise _bad("'breakdown'", "must be a list with one object per seat",
-                   "muss je Sitz ein Objekt haben")
+        raise _bad("'breakdown'", msg("error.must_list_with_one_object"))
     breakdown = []
     for q, bd in enumerate(bd_raw):
         items = []
         for k, v in _obj(bd, f"'breakdown'[{q}]").items():
             if not _is_int(v):
-                raise _bad(f"'breakdown'[{q}][{k!r}]", "must be an integer", "muss eine ganze Zahl sein")
+                raise _bad(f"'breakdown'[{q}][{k!r}]", msg("error.must_integer"))
             items.append((k, int(v)))
         breakdown.append(tuple(items))
     deck = d.get("deck_count")
     if deck is not None and (not _is_int(deck) or deck < 0):
-        raise _bad("'deck_count'", "must be a count >= 0 or null", "muss eine Anzahl >= 0 oder null sein")
+        raise _bad("'deck_count'", msg("error.must_count_0_or_null"))
     sec_raw = d.get("secrets")
     secrets: tuple[tuple[str, ...], ...] | None = None
     if sec_raw is not None:
         if not isinstance(sec_raw, list):
-            raise _bad("'secrets'", "must be null or one list per seat",
-                       "muss null oder je Sitz eine Liste sein")
+            raise _bad("'secrets'", msg("error.must_null_or_one_list"))
         secrets = tuple(_str_list(s, f"'secrets'[{q}]") for q, s in enumerate(sec_raw))
     variants = _str_list(d.get("variants", []), "'variants'")
     tokens = _obj(d.get("tower_tokens", {}), "'tower_tokens'")
     for k, v in tokens.items():
         if not isinstance(v, str):
-            raise _bad(f"'tower_tokens'[{k!r}]", "must be a token id", "muss eine Plättchen-Kennung sein")
+            raise _bad(f"'tower_tokens'[{k!r}]", msg("error.must_token_id"))
     return Position(
         board=board,
         players=int(n),
@@ -426,14 +406,10 @@ def _parse(data: Any) -> Position:
 # -------------------------------------------------------------- validation
 
 
-_KIND_DE = {"castle": "Burg", "cathedral": "Kathedrale", "tower": "Rundturm"}
-
-
-def _struct_name(s: Structure, *, at: bool = True) -> tuple[str, str]:
-    """A structure as messages name it: kind, name and (with ``at``) its hex."""
-    en = f"{s.kind} {s.name['en']}"
-    de = f"{_KIND_DE.get(s.kind, s.kind)} {s.name['de']}"
-    return (f"{en} (hex {s.label})", f"{de} (Feld {s.label})") if at else (en, de)
+def _struct_name(s: Structure, *, at: bool = True) -> dict[str, Any]:
+    """A structure as messages name it (a message value): kind, name and (with ``at``) its hex."""
+    name = msg("error.struct", kind=msg(f"structure.{s.kind}"), name=dict(s.name))
+    return msg("error.struct.at", label=s.label, name=name) if at else name
 
 
 def _check(game: Game, pos: Position) -> None:
@@ -442,20 +418,16 @@ def _check(game: Game, pos: Position) -> None:
     n = game.players
     ireland = b.is_ireland
     if pos.board != b.id:
-        raise PositionError(f"position: the position is of board {pos.board!r}, the game of {b.id!r}",
-                            f"Stellung: die Stellung ist für {pos.board!r}, die Partie für {b.id!r}")
+        raise PositionError("error.position_board_game", board=repr(pos.board), id=repr(b.id))
     if pos.players != n:
-        raise PositionError(f"position: {pos.players} players, the game has {n}",
-                            f"Stellung: {pos.players} Spieler, die Partie hat {n}")
+        raise PositionError("error.players_game_has", players=pos.players, n=n)
     if set(pos.variants) != set(game.variants):
         raise PositionError(
-            f"position: variants {list(pos.variants)} differ from the game's {sorted(game.variants)}",
-            f"Stellung: Varianten {list(pos.variants)} weichen von {sorted(game.variants)} ab")
+            "error.variants_differ_from_game_s", value=list(pos.variants), value_a=sorted(game.variants))
 
-    def seat_ok(q: int, where_en: str, where_de: str) -> None:
+    def seat_ok(q: int, where: dict[str, Any]) -> None:
         if not 0 <= q < n:
-            raise PositionError(f"{where_en}: {q} is not a seat of this {n}-player game",
-                                f"{where_de}: {q} ist kein Sitz dieser Partie mit {n} Spielern")
+            raise PositionError("error.not_seat_player_game", q=q, n=n, where=where)
 
     structs = {s.label: s for s in (*b.castles, *b.cathedrals, *b.towers)}
     seen: set[int] = set()
@@ -466,144 +438,114 @@ def _check(game: Game, pos: Position) -> None:
         h = b.by_label.get(label)
         if h is None:
             if label in structs:
-                en, de = _struct_name(structs[label], at=False)
-                raise PositionError(f"hex {t.hex} is the {en}, not a tile space",
-                                    f"Feld {t.hex} ist {de}, kein Plättchenfeld")
-            raise PositionError(f"hex {t.hex} does not exist on this board",
-                                f"Feld {t.hex} gibt es auf diesem Spielplan nicht")
+                where = _struct_name(structs[label], at=False)
+                raise PositionError("error.hex_not_tile_space_2", hex=t.hex, where=where)
+            raise PositionError("error.hex_does_not_exist_board_2", hex=t.hex)
         if h in seen:
-            raise PositionError(f"hex {t.hex} holds two tiles", f"auf Feld {t.hex} liegen zwei Plättchen")
+            raise PositionError("error.hex_holds_two_tiles", hex=t.hex)
         seen.add(h)
         sp = b.spaces[h]
         if t.seat is None:
             if n != 2:
-                raise PositionError(f"hex {t.hex}: neutral tiles are used only with 2 players (S-6)",
-                                    f"Feld {t.hex}: neutrale Plättchen gibt es nur zu zweit (S-6)")
+                raise PositionError("error.hex_neutral_tiles_are_used", hex=t.hex)
             if not sp.blocker:
-                raise PositionError(f"hex {t.hex}: a neutral tile lies only on a blocker hex (S-6)",
-                                    f"Feld {t.hex}: ein neutrales Plättchen liegt nur auf einem "
-                                    "Sperrfeld (S-6)")
+                raise PositionError("error.hex_neutral_tile_lies_only", hex=t.hex)
             continue
-        seat_ok(t.seat, f"hex {t.hex}", f"Feld {t.hex}")
+        seat_ok(t.seat, msg("error.hex_2", hex=t.hex))
         if t.tile not in TILE_CODES:
-            raise PositionError(f"hex {t.hex}: unknown tile {t.tile!r}",
-                                f"Feld {t.hex}: unbekanntes Plättchen {t.tile!r}")
+            raise PositionError("error.hex_unknown_tile", hex=t.hex, tile=repr(t.tile))
         k = TILE_CODES.index(t.tile)
         if k >= 2 and sp.kind != SETTLEMENT:
-            raise PositionError(
-                f"hex {t.hex} is a {SPACE_KINDS[sp.kind]} space: a settlement tile cannot lie there (P-4)",
-                f"Feld {t.hex} ist kein Siedlungsfeld: eine Siedlung kann dort nicht liegen (P-4)")
+            raise PositionError("error.hex_not_settlement_space", hex=t.hex,
+                                kind=msg(f"space.kind.{SPACE_KINDS[sp.kind]}"))
         if k < 2 and sp.kind == SETTLEMENT:
-            raise PositionError(f"hex {t.hex} is a settlement space: a farm cannot lie there (P-3)",
-                                f"Feld {t.hex} ist ein Siedlungsfeld: eine Farm kann dort nicht liegen (P-3)")
+            raise PositionError("error.hex_settlement_space_farm_cannot", hex=t.hex)
         if n == 2 and sp.blocker:
-            raise PositionError(f"hex {t.hex} is a blocker: with 2 players a neutral tile lies there (S-6)",
-                                f"Feld {t.hex} ist ein Sperrfeld: zu zweit liegt dort ein neutrales "
-                                "Plättchen (S-6)")
+            raise PositionError("error.hex_blocker_with_2_players", hex=t.hex)
         owned[t.seat][k] += 1
         if owned[t.seat][k] > full[k]:
             rule = "S-2" if n == 4 else "S-1"
             raise PositionError(
-                f"hex {t.hex}: seat {t.seat} owns only {full[k]} {TILE_NAMES_EN[k]} tiles with {n} "
-                f"players ({rule})",
-                f"Feld {t.hex}: Sitz {t.seat} hat zu {n} nur {full[k]} Plättchen {TILE_NAMES_DE[k]} ({rule})")
+                "error.hex_seat_owns_only_tiles", hex=t.hex, seat=t.seat, full=full[k], n=n, rule=rule,
+                tile=msg(f"tile.name.{TILE_CODES[k]}"))
     if n == 2:
         for h in b.blockers:
             if h not in seen:
                 lb = b.spaces[h].label
-                raise PositionError(f"hex {lb} is a blocker: with 2 players it holds a neutral tile (S-6)",
-                                    f"Feld {lb} ist ein Sperrfeld: zu zweit liegt dort ein neutrales "
-                                    "Plättchen (S-6)")
+                raise PositionError("error.hex_blocker_with_2_players_2", lb=lb)
 
-    def known(ids: list[str], what_en: str, what_de: str, given: tuple[str, ...]) -> None:
+    def known(ids: list[str], what: dict[str, Any], given: tuple[str, ...]) -> None:
         s: set[str] = set()
         for x in given:
             if x not in ids:
-                raise PositionError(f"position: unknown {what_en} {x!r}",
-                                    f"Stellung: unbekannte {what_de} {x!r}")
+                raise PositionError("error.position.unknown", x=repr(x), what=what)
             if x in s:
-                raise PositionError(f"position: {what_en} {x!r} is listed twice",
-                                    f"Stellung: {what_de} {x!r} steht doppelt")
+                raise PositionError("error.listed_twice", x=repr(x), what=what)
             s.add(x)
 
-    known([c.id for c in b.castles], "castle", "Burg", tuple(k for k, _ in pos.castles))
+    known([c.id for c in b.castles], msg("error.castle"), tuple(k for k, _ in pos.castles))
     for cid, q in pos.castles:
-        en, de = _struct_name(b.castle(cid))
-        seat_ok(q, en, de)
-    known([d.id for d in b.districts], "district", "Siedlungsgebiet", tuple(k for k, _ in pos.district_last))
+        seat_ok(q, _struct_name(b.castle(cid)))
+    known([d.id for d in b.districts], msg("error.district"), tuple(k for k, _ in pos.district_last))
     for did, q in pos.district_last:
-        seat_ok(q, f"district {did}", f"Gebiet {did}")
-    known([c.id for c in b.cathedrals], "cathedral", "Kathedrale", tuple(k for k, _ in pos.cathedrals))
-    known([t.id for t in b.towers], "tower", "Rundturm", tuple(k for k, _ in pos.tower_visits))
+        seat_ok(q, msg("error.district_2", did=did))
+    known([c.id for c in b.cathedrals], msg("error.cathedral"), tuple(k for k, _ in pos.cathedrals))
+    known([t.id for t in b.towers], msg("error.tower"), tuple(k for k, _ in pos.tower_visits))
     for _, seats in (*pos.cathedrals, *pos.tower_visits):
         for q in seats:
-            seat_ok(q, "position", "Stellung")
+            seat_ok(q, msg("error.position"))
     card_ids = [c.id for c in game.cards]
     if ireland:
-        known([t.id for t in b.towers], "tower", "Rundturm", tuple(k for k, _ in pos.tower_tokens))
+        known([t.id for t in b.towers], msg("error.tower"), tuple(k for k, _ in pos.tower_tokens))
         if len(pos.tower_tokens) != len(b.towers):
-            raise PositionError(f"position: every one of the {len(b.towers)} towers needs its token (S-8)",
-                                f"Stellung: jeder der {len(b.towers)} Rundtürme braucht sein Plättchen (S-8)")
-        known([t.id for t in game.tokens], "tower token", "Turmplättchen",
+            raise PositionError("error.every_one_towers_needs_its", n_towers=len(b.towers))
+        known([t.id for t in game.tokens], msg("error.tower_token"),
               tuple(v for _, v in pos.tower_tokens))
-        known(card_ids, "mission", "Mission", pos.display)
+        known(card_ids, msg("error.mission"), pos.display)
     elif pos.tower_tokens or pos.display or any(pos.marks) or pos.fulfilled:
-        raise PositionError("position: tower tokens, public missions and x2 marks exist only on Ireland",
-                            "Stellung: Turmplättchen, öffentliche Missionen und x2-Marker gibt es nur in "
-                            "Irland")
-    known(list(pos.display), "public mission on display", "ausliegende Mission",
+        raise PositionError("error.tower_tokens_public_missions_x2")
+    known(list(pos.display), msg("error.public_mission_display"),
           tuple(k for k, _ in pos.fulfilled))
     for _, seats in pos.fulfilled:
         for q in seats:
-            seat_ok(q, "fulfilled", "erfüllt")
+            seat_ok(q, msg("error.fulfilled"))
     if len(pos.marks) != n:
-        raise PositionError(f"position: 'marks' needs one list per seat ({n})",
-                            f"Stellung: 'marks' braucht je Sitz eine Liste ({n})")
+        raise PositionError("error.marks_needs_one_list_per", n=n)
     tok_kind = {t.id: t.kind for t in game.tokens}
     tok_at = dict(pos.tower_tokens)
     visits = dict(pos.tower_visits)
     for q, ms in enumerate(pos.marks):
-        known(list(pos.display), f"public mission marked by seat {q}", f"von Sitz {q} markierte Mission", ms)
+        known(list(pos.display), msg("error.public_mission_marked_by_seat", q=q), ms)
         doubles = sum(1 for tid, seats in visits.items() if q in seats and tok_kind[tok_at[tid]] == "double")
         if len(ms) > doubles:
-            raise PositionError(f"seat {q}: {len(ms)} x2 marks but only {doubles} x2 tower tokens "
-                                "taken (I-8)",
-                                f"Sitz {q}: {len(ms)} x2-Marker, aber nur {doubles} x2-Turmplättchen (I-8)")
+            raise PositionError("error.seat_x2_marks_but_only", q=q, n_ms=len(ms), doubles=doubles)
     cats = IRELAND_CATEGORIES if ireland else SCOTLAND_CATEGORIES
     if len(pos.scores) != n:
-        raise PositionError(f"position: 'scores' needs one score per seat ({n})",
-                            f"Stellung: 'scores' braucht je Sitz eine Punktzahl ({n})")
+        raise PositionError("error.scores_needs_one_score_per", n=n)
     if pos.breakdown and len(pos.breakdown) != n:
-        raise PositionError(f"position: 'breakdown' needs one object per seat ({n})",
-                            f"Stellung: 'breakdown' braucht je Sitz ein Objekt ({n})")
+        raise PositionError("error.breakdown_needs_one_object_per", n=n)
     for q in range(n):
         bd = pos.breakdown[q] if pos.breakdown else ()
         for name, v in bd:
             if name not in cats:
-                raise PositionError(f"seat {q}: unknown score category {name!r} (known: {', '.join(cats)})",
-                                    f"Sitz {q}: unbekannte Wertungsart {name!r} (bekannt: {', '.join(cats)})")
+                raise PositionError("error.seat_unknown_score_category_known", q=q, name=repr(name),
+                                    value=', '.join(cats))
             if v < 0:
-                raise PositionError(f"seat {q}: negative points for {name!r}",
-                                    f"Sitz {q}: negative Punkte für {name!r}")
+                raise PositionError("error.seat_negative_points_for", q=q, name=repr(name))
         if len({name for name, _ in bd}) != len(bd):
-            raise PositionError(f"seat {q}: a score category appears twice",
-                                f"Sitz {q}: eine Wertungsart steht doppelt")
+            raise PositionError("error.seat_score_category_appears_twice", q=q)
         total = sum(v for _, v in bd)
         if total != pos.scores[q]:
-            raise PositionError(f"seat {q}: the breakdown adds up to {total}, the score is {pos.scores[q]}",
-                                f"Sitz {q}: die Aufschlüsselung ergibt {total}, die Punktzahl ist "
-                                f"{pos.scores[q]}")
+            raise PositionError("error.seat_breakdown_adds_up_score", q=q, total=total, scores=pos.scores[q])
     if pos.secrets is not None:
         if len(pos.secrets) != n:
-            raise PositionError(f"position: 'secrets' needs one list per seat ({n})",
-                                f"Stellung: 'secrets' braucht je Sitz eine Liste ({n})")
-        known(card_ids, "secret mission", "geheime Mission", tuple(c for s in pos.secrets for c in s))
+            raise PositionError("error.secrets_needs_one_list_per", n=n)
+        known(card_ids, msg("error.secret_mission"), tuple(c for s in pos.secrets for c in s))
         pieces = dict(pos.cathedrals)
         for q, s in enumerate(pos.secrets):
             for c in s:
                 if c in pos.display:
-                    raise PositionError(f"seat {q}: mission {c} is on display, not secret",
-                                        f"Sitz {q}: Mission {c} liegt offen aus, nicht geheim")
+                    raise PositionError("error.seat_mission_display_not_secret", q=q, c=c)
             if ireland:
                 cap = sum(1 for tid, seats in visits.items()
                           if q in seats and tok_kind[tok_at[tid]] == "mission")
@@ -612,16 +554,13 @@ def _check(game: Game, pos: Position) -> None:
                 cap = sum(1 for seats in pieces.values() if q in seats)
                 rule = "K-1"
             if len(s) > cap:
-                raise PositionError(f"seat {q}: {len(s)} secret missions but only {cap} drawn ({rule})",
-                                    f"Sitz {q}: {len(s)} geheime Missionen, aber nur {cap} gezogen ({rule})")
+                raise PositionError("error.seat_secret_missions_but_only", q=q, n_s=len(s), cap=cap,
+                                    rule=rule)
     if pos.deck_count is not None:
         held = set(pos.display) | {c for s in pos.secrets or () for c in s}
         unseen = len(card_ids) - len(held)
         if not 0 <= pos.deck_count <= unseen:
-            raise PositionError(f"position: deck_count {pos.deck_count} is more than the {unseen} "
-                                "unseen cards",
-                                f"Stellung: deck_count {pos.deck_count} ist mehr als die {unseen} "
-                                "ungesehenen Karten")
+            raise PositionError("error.deck_count_more_than_unseen", deck_count=pos.deck_count, unseen=unseen)
 
 
 def _check_derived(st: State, pos: Position) -> None:
@@ -632,72 +571,52 @@ def _check_derived(st: State, pos: Position) -> None:
     for c in b.castles:
         k = c.index * n
         hol = st.holder[c.index]
-        en, de = _struct_name(c)
+        where = _struct_name(c)
         near = [q for q in range(n) if st.cadj[k + q]]
         if hol < 0:
             if near:
                 raise PositionError(
-                    f"{en}: seat {near[0]} has a tile next to it, so someone holds it (C-1)",
-                    f"{de}: Sitz {near[0]} hat ein Plättchen daneben, also hält sie jemand (C-1)")
+                    "error.seat_has_tile_next_so", near=near[0], where=where)
             continue
         if not st.cadj[k + hol]:
-            raise PositionError(f"{en}: seat {hol} holds it without a tile next to it (C-1)",
-                                f"{de}: Sitz {hol} hält sie ohne ein Plättchen daneben (C-1)")
+            raise PositionError("error.seat_holds_without_tile_next", hol=hol, where=where)
         for q in near:
             if st.cadj[k + q] > st.cadj[k + hol]:
                 raise PositionError(
-                    f"{en}: seat {q} has more tiles next to it than the holder, seat {hol} (C-2)",
-                    f"{de}: Sitz {q} hat mehr Plättchen daneben als Sitz {hol}, der sie hält (C-2)")
+                    "error.seat_has_more_tiles_next", q=q, hol=hol, where=where)
             if st.cadj[k + q] == st.cadj[k + hol] and st.cfarm[k + q] > st.cfarm[k + hol]:
                 raise PositionError(
-                    f"{en}: seat {q} ties the holder, seat {hol}, with more farms next to it (C-3)",
-                    f"{de}: Sitz {q} liegt gleichauf mit Sitz {hol}, der sie hält, hat aber mehr Farmen "
-                    "daneben (C-3)")
+                    "error.seat_ties_holder_seat_with", q=q, hol=hol, where=where)
     given = dict(pos.district_last)
     for d in b.districts:
         labels = ", ".join(b.spaces[h].label for h in d.spaces)
         present = [q for q in range(n) if st.infl[d.index * n + q]]
         if d.id in given and given[d.id] not in present:
-            raise PositionError(f"district {d.id} (hexes {labels}): seat {given[d.id]} has no settlement "
-                                "there, so it did not place last",
-                                f"Gebiet {d.id} (Felder {labels}): Sitz {given[d.id]} hat dort keine "
-                                "Siedlung, hat also nicht zuletzt gelegt")
+            raise PositionError("error.district_hexes_seat_has_no", id=d.id, labels=labels, given=given[d.id])
         vals = [st.infl[d.index * n + q] for q in present]
         if d.id not in given and len(set(vals)) < len(vals):
-            raise PositionError(f"district {d.id} (hexes {labels}): a tie on influence depends on who placed "
-                                "last there; give 'district_last' (T-3, T-7)",
-                                f"Gebiet {d.id} (Felder {labels}): ein Einfluss-Gleichstand hängt davon ab, "
-                                "wer dort zuletzt legte; 'district_last' angeben (T-3, T-7)")
+            raise PositionError("error.district_hexes_tie_influence_depends", id=d.id, labels=labels)
     for structs, given_map, rule in ((b.cathedrals, dict(pos.cathedrals), "K-1"),
                                      (b.towers, dict(pos.tower_visits), "I-6")):
         for s in structs:
-            en, de = _struct_name(s)
+            where = _struct_name(s)
             adj = {occ[h] for h in s.spaces if 0 <= occ[h] < n}
             have = set(given_map.get(s.id, ()))
             for q in sorted(adj ^ have):
                 if q in adj:
-                    raise PositionError(f"{en}: seat {q} has a tile next to it but no piece/visit ({rule})",
-                                        f"{de}: Sitz {q} hat ein Plättchen daneben, aber keine Figur/"
-                                        f"keinen Besuch ({rule})")
+                    raise PositionError("error.seat_has_tile_next_but", q=q, rule=rule, where=where)
                 raise PositionError(
-                    f"{en}: seat {q} has a piece/visit without a tile next to it ({rule})",
-                    f"{de}: Sitz {q} hat eine Figur/einen Besuch ohne Plättchen daneben ({rule})")
+                    "error.seat_has_piece_visit_without", q=q, rule=rule, where=where)
     cards = st.game.cards
     for m in st.display:
         for q in range(n):
             has = bool(st.fulfilled[m] >> q & 1)
             meets = st._meets(m, q)
             if meets and not has:
-                raise PositionError(f"public mission {cards[m].id}: seat {q} meets it, so it has fulfilled "
-                                    "it (I-10)",
-                                    f"öffentliche Mission {cards[m].id}: Sitz {q} erfüllt sie, hat sie also "
-                                    "schon erfüllt (I-10)")
+                raise PositionError("error.public_mission_seat_meets_so", id=cards[m].id, q=q)
             # Only castles can be lost again: every other measure only grows.
             if has and not meets and st.ccond[m][0] != 1:
-                raise PositionError(f"public mission {cards[m].id}: seat {q} is listed as having fulfilled "
-                                    "it but does not meet it (I-10)",
-                                    f"öffentliche Mission {cards[m].id}: Sitz {q} soll sie erfüllt haben, "
-                                    "erfüllt sie aber nicht (I-10)")
+                raise PositionError("error.public_mission_seat_listed_as", id=cards[m].id, q=q)
 
 
 # ------------------------------------------------------- state from position
@@ -918,31 +837,26 @@ def preview(game: Game, position: Position, seat: int, tile: str, hex_label: str
     st = _checked_state(game, position)
     n = st.n
     if not _is_int(seat) or not 0 <= seat < n:
-        raise PositionError(f"{seat!r} is not a seat of 0..{n - 1}", f"{seat!r} ist kein Sitz von 0..{n - 1}")
+        raise PositionError("error.not_seat_0", seat=repr(seat), n=n - 1)
     code = str(tile).strip().upper()
     if code not in TILE_CODES:
-        raise PositionError(f"unknown tile {tile!r} (expected one of {', '.join(TILE_CODES)})",
-                            f"unbekanntes Plättchen {tile!r} (erwartet: {', '.join(TILE_CODES)})")
+        raise PositionError("error.unknown_tile_expected_one", tile=repr(tile), value=', '.join(TILE_CODES))
     t = TILE_CODES.index(code)
     if t not in st.supply[seat]:
-        raise PositionError(f"seat {seat} has no {TILE_NAMES_EN[t]} tile left (S-1, S-2)",
-                            f"Sitz {seat} hat kein Plättchen {TILE_NAMES_DE[t]} mehr (S-1, S-2)")
+        raise PositionError("error.seat_has_no_tile_left", seat=seat, tile=msg(f"tile.name.{TILE_CODES[t]}"))
     b = st.board
     label = str(hex_label).strip().upper()
     h = b.by_label.get(label)
     if h is None:
         structs = {s.label: s for s in (*b.castles, *b.cathedrals, *b.towers)}
         if label in structs:
-            en, de = _struct_name(structs[label], at=False)
-            raise IllegalActionError(f"hex {label} is the {en}, not a tile space",
-                                     f"Feld {label} ist {de}, kein Plättchenfeld")
-        raise IllegalActionError(f"hex {label} does not exist on this board",
-                                 f"Feld {label} gibt es auf diesem Spielplan nicht")
+            where = _struct_name(structs[label], at=False)
+            raise IllegalActionError("error.hex_not_tile_space", label=label, where=where)
+        raise IllegalActionError("error.hex_does_not_exist_board", label=label)
     st.cur = seat
     st.hand[seat] = t
     if h not in st.legal_action_ids():
-        en, de = st._why_illegal(h)
-        raise IllegalActionError(en, de)
+        raise IllegalActionError.of(st._why_illegal(h))
     before = st.score[:]
     cat_before = st.cat[:]
     st.hand[seat] = -1

@@ -26,7 +26,8 @@ from rebirth.engine.actions import (
 from rebirth.engine.board import BLANK, ENERGY, FLEXIBLE, FOOD, SETTLEMENT
 from rebirth.engine.codec import unknown_action
 from rebirth.engine.events import Event
-from rebirth.engine.tiles import NEUTRAL, TILE_NAMES_DE, parse_tile, starting_tiles, tile_code
+from rebirth.engine.messages import msg
+from rebirth.engine.tiles import NEUTRAL, parse_tile, starting_tiles, tile_code
 
 if TYPE_CHECKING:
     from rebirth.engine.game import Game, Setup
@@ -517,22 +518,19 @@ class State:
         changes nothing.
         """
         if self.done:
-            raise IllegalActionError("the game is over", "die Partie ist vorbei")
+            raise IllegalActionError("error.game_over")
         if isinstance(action, str):
             action = parse_action(action)
         if self.phase == PHASE_CHANCE:
             if isinstance(action, Reveal):
                 return self.apply_chance(parse_tile(action.tile))
             raise IllegalActionError(
-                "a chance outcome (the extra tile's reveal, I-7) is pending, not a player's action",
-                "ein Zufallsergebnis (das Aufdecken des Extra-Plättchens, I-7) steht aus, "
-                "keine Spieleraktion")
+                "error.chance_outcome_extra_tile_s")
         aid = self.action_id(action)
         if aid is None:
             raise unknown_action(action)
         if aid not in self.legal_action_ids():
-            en, de = self._why_illegal(aid)
-            raise IllegalActionError(en, de)
+            raise IllegalActionError.of(self._why_illegal(aid))
         self._events = []
         try:
             self.apply_id(aid)
@@ -543,12 +541,11 @@ class State:
     def apply_chance(self, outcome: int) -> list[Event]:
         """Apply a chance outcome (a tile kind revealed as extra tile, I-7) after checking it."""
         if self.phase != PHASE_CHANCE:
-            raise IllegalActionError("no chance outcome is pending", "kein Zufallsergebnis steht aus")
+            raise IllegalActionError("error.no_chance_outcome_pending")
         if outcome not in self.face_down(self.cur):
             code = tile_code(outcome) if 0 <= outcome < 6 else str(outcome)
             raise IllegalActionError(
-                f"a {code} is not among the face-down set-aside tiles of the player (I-7)",
-                f"ein {code} ist nicht unter den verdeckt beiseitegelegten Plättchen (I-7)")
+                "error.not_among_face_down_set", code=code)
         self._events = []
         try:
             self.apply_id(outcome)
@@ -556,31 +553,22 @@ class State:
         finally:
             self._events = None
 
-    def _why_illegal(self, aid: int) -> tuple[str, str]:
+    def _why_illegal(self, aid: int) -> dict[str, Any]:
         b = self.board
         if self.phase == PHASE_MARK:
-            return ("an x2 marker must go on a public mission on display that you have not "
-                    "fulfilled or marked yet (I-8)",
-                    "ein x2-Marker muss auf eine ausliegende öffentliche Mission, die du noch "
-                    "nicht erfüllt oder markiert hast (I-8)")
+            return msg("error.x2_marker_must_go_public")
         if aid >= len(b.spaces):
-            return ("you must place a tile now, not an x2 marker",
-                    "du musst jetzt ein Plättchen legen, keinen x2-Marker")
+            return msg("error.you_must_place_tile_now")
         s = b.spaces[aid]
         t = self.tile_to_place
         if self.occ[aid] != -1:
-            return (f"{s.label} is already occupied (P-1)", f"{s.label} ist schon belegt (P-1)")
+            return msg("error.already_occupied_p_1", label=s.label)
         if t >= 2:
-            return (f"{s.label} is not a settlement space; a settlement goes only there (P-4)",
-                    f"{s.label} ist kein Siedlungsfeld; eine Siedlung darf nur dorthin (P-4)")
+            return msg("error.not_settlement_space_settlement_goes", label=s.label)
         if s.kind == SETTLEMENT:
-            return (f"{s.label} is a settlement space; a farm never goes there (P-3)",
-                    f"{s.label} ist ein Siedlungsfeld; eine Farm darf nie dorthin (P-3)")
-        kind_de = {"energy": "Energie", "food": "Nahrungs"}.get(s.kind_name, s.kind_name)
-        return (f"{s.label} is a {s.kind_name} space; {explain.A_EN[t]} may use it only when "
-                "no matching, blank or flexible space is free (P-2, P-3)",
-                f"{s.label} ist ein {kind_de}-Feld; eine {TILE_NAMES_DE[t]} darf nur dorthin, "
-                "wenn kein passendes, leeres oder flexibles Feld frei ist (P-2, P-3)")
+            return msg("error.settlement_space_farm_never_goes", label=s.label)
+        return msg("error.space_may_use_only_when", label=s.label, kind=msg(f"space.kind.{s.kind_name}"),
+                   tile=msg(f"tile.{tile_code(t)}.a"))
 
     def apply_id(self, aid: int) -> None:
         """Apply a legal action (or at a chance node, an outcome) given as int. Fast path:

@@ -29,6 +29,7 @@ from rebirth.engine.actions import ActionError, IllegalActionError
 from rebirth.engine.codec import TableCodec
 from rebirth.engine.events import Event
 from rebirth.engine.game import DISPLAY_SIZE, Game, Setup, SetupError
+from rebirth.engine.messages import msg, render_value
 from rebirth.engine.replay import log_of, replay_log
 from rebirth.engine.state import (
     CHANCE,
@@ -39,7 +40,7 @@ from rebirth.engine.state import (
     TERMINAL,
     State,
 )
-from rebirth.engine.tiles import TILE_CODES, TILE_NAMES_DE, TILE_NAMES_EN, starting_tiles, tile_code
+from rebirth.engine.tiles import TILE_CODES, starting_tiles, tile_code
 
 if TYPE_CHECKING:
     from rebirth.engine.position import Position
@@ -91,27 +92,26 @@ class TableState(State):
         b = game.board
         n = game.players
         if not 0 <= start_player < n:
-            raise SetupError(f"setup: start player {start_player} is not a seat of 0..{n - 1}")
+            raise SetupError("setup.start_player_not_seat_0", start_player=start_player, n=n - 1)
         card_ids = {c.id for c in game.cards}
         if b.is_ireland:
             if len(display) != DISPLAY_SIZE or len(set(display)) != DISPLAY_SIZE:
-                raise SetupError(f"setup: Ireland shows {DISPLAY_SIZE} different public missions (S-8)")
+                raise SetupError("setup.ireland_shows_different_public_missions", display=DISPLAY_SIZE)
             for cid in display:
                 if cid not in card_ids:
-                    raise SetupError(f"setup: unknown mission card {cid!r}")
+                    raise SetupError("setup.unknown_mission_card", cid=repr(cid))
         elif display or tower_tokens:
-            raise SetupError("setup: public missions and tower tokens exist only on Ireland")
+            raise SetupError("setup.public_missions_tower_tokens_exist")
         toks: list[str | None] = list(tower_tokens or [None] * len(b.towers))
         if len(toks) != len(b.towers):
-            raise SetupError(f"setup: {len(b.towers)} towers, {len(toks)} tower tokens given "
-                             "(use null for a token not entered yet)")
+            raise SetupError("setup.towers_tower_tokens_given", n_towers=len(b.towers), n_toks=len(toks))
         tok_ix = {t.id: t.index for t in game.tokens}
         for tid in toks:
             if tid is not None and tid not in tok_ix:
-                raise SetupError(f"setup: unknown tower token {tid!r}")
+                raise SetupError("setup.unknown_tower_token", tid=repr(tid))
         known = [t for t in toks if t is not None]
         if len(set(known)) != len(known):
-            raise SetupError("setup: a tower token appears twice")
+            raise SetupError("setup.tower_token_appears_twice")
         tiles, _ = starting_tiles(n)
         k = game.set_aside_count
         # Set before State.__init__, whose first _start_turn is this class's.
@@ -176,18 +176,18 @@ class TableState(State):
 
     def asked(self, lang: str = "en") -> str:
         """What the pending chance node asks, e.g. ``token on tower T1`` (empty if none)."""
-        de = lang == "de"
+        m = self.asked_msg()
+        return "" if m is None else render_value(m, lang, ())
+
+    def asked_msg(self) -> dict[str, Any] | None:
+        """What the pending chance node asks as a message value (None if nothing is asked)."""
         if self.phase == PHASE_TOKEN:
-            tw = self.board.towers[self.token_queue[0]]
-            name = tw.name.get(lang, tw.name["en"])
-            return f"Plättchen auf Turm {name}" if de else f"token on tower {name}"
+            return msg("table.asked.token", tower=dict(self.board.towers[self.token_queue[0]].name))
         if self.phase == PHASE_CARDS:
-            return (f"Karte, die Sitz {self.cur + 1} gezogen hat" if de
-                    else f"card drawn by seat {self.cur + 1}")
+            return msg("table.asked.card", n=self.cur + 1)
         if self.phase == PHASE_CHANCE:
-            return (f"Extra-Plättchen von Sitz {self.cur + 1}" if de
-                    else f"extra tile of seat {self.cur + 1}")
-        return ""
+            return msg("table.asked.extra", n=self.cur + 1)
+        return None
 
     # -------------------------------------------------------- legal entries
 
@@ -267,41 +267,37 @@ class TableState(State):
         Raises :class:`ActionError` naming the hex or tile; then nothing has changed.
         """
         if self.done:
-            raise TableError("the game is over", "die Partie ist vorbei")
+            raise TableError("error.game_over")
         text = str(action)
         if seat is not None and seat != self.current_player:
             if self.is_chance_node():
                 raise TableError(
-                    f"{text}: not seat {seat + 1}'s turn; first enter the {self.asked()}",
-                    f"{text}: Sitz {seat + 1} ist nicht dran; erst eingeben: {self.asked('de')}")
-            raise TableError(f"{text}: it is seat {self.cur + 1}'s turn, not seat {seat + 1}'s",
-                             f"{text}: Sitz {self.cur + 1} ist dran, nicht Sitz {seat + 1}")
+                    "error.not_seat_s_turn_first", text=text, n=seat + 1, value=self.asked_msg() or "")
+            raise TableError("error.seat_s_turn_not_seat", text=text, n=self.cur + 1, n_a=seat + 1)
         if self.is_chance_node():
             try:
                 outcome = self.codec.parse_chance(text)
             except ActionError as exc:
-                raise TableError(f"{exc.text['en']} (asked now: {self.asked()})",
-                                 f"{exc.text['de']} (gefragt ist: {self.asked('de')})") from None
+                raise TableError("error.asked_now", text=msg(exc.key, **exc.params),
+                                 value=self.asked_msg() or "") from None
             return self.apply_chance(outcome)
         if text.strip().lower().split(" ")[0] in ("token", "card", "reveal"):
-            raise TableError(f"{text}: no outcome is asked for now; seat {self.cur + 1} is to act",
-                             f"{text}: gerade ist kein Ergebnis gefragt; Sitz {self.cur + 1} ist dran")
+            raise TableError("error.no_outcome_asked_for_now", text=text, n=self.cur + 1)
         aid = self.codec.parse(text)
         if aid not in self.legal_action_ids():
-            en, de = self._why_not(aid)
-            raise TableError(en, de)
+            raise TableError.of(self._why_not(aid))
         return self._run(aid)
 
     def apply_chance(self, outcome: int) -> list[Event]:
         """Apply an entered outcome after checking it."""
         if not self.is_chance_node():
-            raise TableError("no outcome is asked for now", "gerade ist kein Ergebnis gefragt")
+            raise TableError("error.no_outcome_asked_for_now_2")
         if outcome not in [o for o, _ in self.chance_outcomes()]:
             try:
                 what = self.codec.chance_text(outcome)
             except ValueError:
                 what = str(outcome)
-            raise TableError(*self._why_not_outcome(outcome, what))
+            raise TableError.of(self._why_not_outcome(outcome, what))
         return self._run(outcome)
 
     def _run(self, aid: int) -> list[Event]:
@@ -423,59 +419,46 @@ class TableState(State):
 
     # ------------------------------------------------------------ messages
 
-    def _why_not(self, aid: int) -> tuple[str, str]:
+    def _why_not(self, aid: int) -> dict[str, Any]:
         p = self.cur
         kind, a, h = self.codec.split(aid)
         if self.phase == PHASE_MARK:
             if kind == "mark":
                 return State._why_illegal(self, self.game.codec.mark_id(a))
-            return (f"seat {p + 1} must put an x2 marker on a public mission now (I-8), "
-                    f"not {self.codec.text(aid)}",
-                    f"Sitz {p + 1} muss jetzt einen x2-Marker auf eine öffentliche Mission legen "
-                    f"(I-8), nicht {self.codec.text(aid)}")
+            return msg("error.seat_must_put_x2_marker", n=p + 1, value=self.codec.text(aid))
         if kind == "mark":
-            return ("an x2 marker is placed only right after a tower's x2 token (I-8)",
-                    "ein x2-Marker wird nur direkt nach dem x2-Plättchen eines Turms gelegt (I-8)")
+            return msg("error.x2_marker_placed_only_right")
         code = tile_code(a)
         if self.phase == PHASE_EXTRA and (kind != "place" or a != self.extra_tile):
             xt = tile_code(self.extra_tile)
-            return (f"seat {p + 1} places the revealed extra tile {xt} now (I-7), not {code}",
-                    f"Sitz {p + 1} legt jetzt das aufgedeckte Extra-Plättchen {xt} (I-7), nicht {code}")
+            return msg("error.seat_places_revealed_extra_tile", n=p + 1, xt=xt, code=code)
         rem = self.remaining(p)
         if self.phase == PHASE_PLACE and rem[a] <= 0:
-            return (f"seat {p + 1} has no {TILE_NAMES_EN[a]} ({code}) left: all "
-                    f"{self.in_play[a]} are placed, discarded or revealed (S-1, S-2)",
-                    f"Sitz {p + 1} hat keine {TILE_NAMES_DE[a]} ({code}) mehr: alle "
-                    f"{self.in_play[a]} sind gelegt, abgeworfen oder aufgedeckt (S-1, S-2)")
+            return msg("error.seat_has_no_left_all", n=p + 1, code=code, in_play=self.in_play[a],
+                       tile=msg(f"tile.name.{TILE_CODES[a]}"))
         if kind == "discard":
-            return (f"{code} has a legal space, so it cannot be discarded (P-7)",
-                    f"{code} hat ein erlaubtes Feld und darf nicht abgeworfen werden (P-7)")
+            return msg("error.has_legal_space_so_cannot", code=code)
         # The hex is wrong for this tile: the engine's own reasons (P-1…P-4).
         hand = self.hand[p]
         self.hand[p] = a
         try:
-            en, de = State._why_illegal(self, h)
+            why = State._why_illegal(self, h)
         finally:
             self.hand[p] = hand
-        return (f"{code}@{self.board.spaces[h].label}: {en}", f"{code}@{self.board.spaces[h].label}: {de}")
+        return msg("table.entry.why", entry=f"{code}@{self.board.spaces[h].label}", why=why)
 
-    def _why_not_outcome(self, outcome: int, what: str) -> tuple[str, str]:
-        asked = self.asked()
+    def _why_not_outcome(self, outcome: int, what: str) -> dict[str, Any]:
         try:
             kind, k = self.codec.split_chance(outcome)
         except ValueError:
             kind, k = "", 0
         if kind == "reveal" and self.phase == PHASE_CHANCE:
-            return (f"{what}: seat {self.cur + 1} has no {tile_code(k)} left to reveal (S-1, S-2)",
-                    f"{what}: Sitz {self.cur + 1} hat kein {tile_code(k)} mehr zum Aufdecken")
+            return msg("error.seat_has_no_left_reveal", what=what, n=self.cur + 1, value=tile_code(k))
         if kind == "token" and self.phase == PHASE_TOKEN:
-            return (f"{what}: that token already lies on another tower",
-                    f"{what}: dieses Plättchen liegt schon auf einem anderen Turm")
+            return msg("error.that_token_already_lies_another", what=what)
         if kind == "card" and self.phase == PHASE_CARDS:
-            return (f"{what}: that card is on display or already entered for a player",
-                    f"{what}: diese Karte liegt aus oder ist schon für einen Spieler eingegeben")
-        return (f"{what} does not answer what is asked now ({asked})",
-                f"{what} beantwortet nicht die aktuelle Frage ({self.asked('de')})")
+            return msg("error.that_card_display_or_already", what=what)
+        return msg("error.does_not_answer_what_asked", what=what, asked=self.asked_msg() or "")
 
     def view(self, seat: int | None, *, detail: bool = True) -> View:
         """The engine's view, with what a table knows: supplies as counts, no set-aside
@@ -525,8 +508,7 @@ class TableState(State):
         from rebirth.engine.position import Position
 
         if self.is_chance_node():
-            raise TableError(f"an outcome is pending ({self.asked()}): enter it first",
-                             f"ein Ergebnis steht aus ({self.asked('de')}): erst eingeben")
+            raise TableError("error.outcome_pending_enter_first", value=self.asked_msg() or "")
         toks = self.tokens_on_towers[:]
         spare = [t.index for t in self.game.tokens if t.index not in toks]
         for i, t in enumerate(toks):
@@ -558,9 +540,7 @@ def rebuild(state: TableState, drop: int = 0) -> TableState:
     """The table game re-entered from its setup and entries, minus the last ``drop``
     (undo: table mistakes happen). Raises TableError if ``drop`` is out of range."""
     if not 0 <= drop <= len(state.entries):
-        raise TableError(f"cannot undo {drop} entries: {len(state.entries)} were made",
-                         f"{drop} Eingaben können nicht zurückgenommen werden: "
-                         f"es gibt {len(state.entries)}")
+        raise TableError("error.cannot_undo_entries_were_made", drop=drop, n_entries=len(state.entries))
     su = state.setup
     assert isinstance(su, TableSetup)
     fresh = TableState(state.game, su.start_player, su.display,

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from rebirth.engine.messages import render_message
+
 ENERGY_TILE, FOOD_TILE, S1, S2, S3, S4 = 0, 1, 2, 3, 4, 5
 TILE_CODES = ("E", "F", "S1", "S2", "S3", "S4")
-TILE_NAMES_EN = ("Energy Farm", "Food Farm", "Settlement 1", "Settlement 2", "Settlement 3",
-                 "Settlement 4")
-TILE_NAMES_DE = ("Energie-Farm", "Nahrungs-Farm", "Siedlung 1", "Siedlung 2", "Siedlung 3",
-                 "Siedlung 4")
+# The names live in the message catalogs (``tile.name.<code>``); these are their renderings.
+TILE_NAMES_EN = tuple(render_message(f"tile.name.{c}", {}, "en", ())
+                      for c in ("E", "F", "S1", "S2", "S3", "S4"))
+TILE_NAMES_DE = tuple(render_message(f"tile.name.{c}", {}, "de", ())
+                      for c in ("E", "F", "S1", "S2", "S3", "S4"))
 NEUTRAL = 4
 """Owner code of a 2-player neutral tile (S-6); seats are 0..3."""
 

@@ -89,15 +89,10 @@ class raw_env(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type informa
     ) -> None:
         super().__init__()
         if reward not in REWARDS:
-            raise ValueError(
-                f"reward must be one of {', '.join(REWARDS)}, not {reward!r} / "
-                f"reward muss {' oder '.join(REWARDS)} sein, nicht {reward!r}"
-            )
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(
-                f"render_mode must be None or one of {', '.join(RENDER_MODES)}, not {render_mode!r} / "
-                f"render_mode muss None oder {' oder '.join(RENDER_MODES)} sein"
-            )
+                f"render_mode must be None or one of {', '.join(RENDER_MODES)}, not {render_mode!r}")
         self.game = Game.create(board, players, tuple(variants))
         self.observer = Observer(self.game)
         self.reward_scheme = reward
@@ -185,15 +180,13 @@ class raw_env(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type informa
             return
         s = self.game_state
         if action is None:
-            raise IllegalActionError(f"{agent} must act: None is only for finished agents",
-                                     f"{agent} ist am Zug: None gilt nur für beendete Agenten")
+            raise IllegalActionError("error.must_act_none_only_for", agent=agent)
         aid = int(action)
         legal = s.legal_action_ids()
         if aid not in legal:
             what = self.game.codec.text(aid) if 0 <= aid < self.num_actions else "no action"
             raise IllegalActionError(
-                f"action {aid} ({what}) is not legal for {agent} now; legal ids: {sorted(legal)}",
-                f"Aktion {aid} ({what}) ist für {agent} jetzt nicht erlaubt; erlaubt: {sorted(legal)}",
+                "error.action_not_legal_for_now", aid=aid, what=what, agent=agent, value=sorted(legal),
             )
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()

@@ -61,9 +61,9 @@ async def score(request: Request) -> JSONResponse:
         # The engine is synchronous; a worker thread keeps the server answering meanwhile.
         out = await run_in_threadpool(calculate, body["position"], seat, lang, names)
     except CalcAsk as exc:
-        return _bad("ask", exc.text["en"], exc.text["de"], ask=exc.asks)
+        return _bad("ask", exc.text("en"), exc.text("de"), ask=exc.asks)
     except (PositionError, ActionError) as exc:
-        return _bad("bad_position", exc.text["en"], exc.text["de"])
+        return _bad("bad_position", exc.text("en"), exc.text("de"))
     except (RecordError, MapError) as exc:
         return _bad("bad_position", str(exc), str(exc))
     return JSONResponse(out)

@@ -238,8 +238,7 @@ class Hub:
         async with self.lock:
             if seat not in c.controls or seat != self.match.state.current_player \
                     or self.match.seats[seat].kind != HUMAN:
-                raise NotYourTurnError("you can take the device only when it is your turn",
-                                       "du kannst das Gerät nur übernehmen, wenn du am Zug bist")
+                raise NotYourTurnError("error.you_can_take_device_only")
             c.seat = seat
             await c.send(self._sync_frame(c, -1))
 
@@ -262,13 +261,11 @@ class Hub:
     def acting_seat(self, c: Conn, seat: Any) -> int:
         """The seat an ``act``/``preview`` of this connection is for (checked)."""
         if c.role not in ("seat", "table") or c.seat is None:
-            raise NotYourTurnError("this link cannot act now", "dieser Link kann jetzt nicht handeln")
+            raise NotYourTurnError("error.link_cannot_act_now")
         if seat is not None and seat != c.seat:
-            raise NotYourTurnError("you can act only for your own seat",
-                                   "du kannst nur für deinen eigenen Platz handeln")
+            raise NotYourTurnError("error.you_can_act_only_for")
         if self.match.seats[c.seat].kind != HUMAN:
-            raise NotYourTurnError("your seat is now played by a bot",
-                                   "dein Platz wird jetzt von einem Bot gespielt")
+            raise NotYourTurnError("error.your_seat_now_played_by")
         return c.seat
 
     async def act(self, c: Conn, seat: Any, action: str, version: int) -> None:
@@ -290,8 +287,7 @@ class Hub:
         async with self.lock:
             who = self.acting_seat(c, seat)
             if who != self.match.state.current_player:
-                raise NotYourTurnError(f"it is not seat {who + 1}'s turn",
-                                       f"Platz {who + 1} ist nicht am Zug")
+                raise NotYourTurnError("error.not_seat_s_turn", n=who + 1)
             view = self.match.view(who)
         rng = random.Random(secrets.randbits(64))
         points, events = await asyncio.to_thread(preview, self.game, view, who, action, rng)

@@ -196,17 +196,12 @@ async def board_data(board: str) -> dict[str, Any]:
 
 @router.get("/i18n/{lang}")
 async def catalog(lang: str, settings: SettingsDep) -> dict[str, Any]:
-    """The engine's event catalog and, when shipped, the page's own strings."""
+    """The engine's catalog and the page's strings of ``lang`` (both in data/i18n)."""
     if lang not in LANGS:
         raise LobbyError(404, "unknown_lang", {"en": f"no language {lang!r} (en, de)",
                                                "de": f"keine Sprache {lang!r} (en, de)"})
-    page: Any = None
-    from rebirth.server.static import web_dir  # the page's folder (owned by the page)
-
-    path = web_dir(settings) / "i18n" / f"{lang}.json"
-    if path.is_file():
-        page = json.loads(path.read_text("utf-8"))
-    return {"lang": lang, "events": _data_json("i18n", lang), "page": page}
+    # One folder holds every catalog (docs/messages.md): the page's strings are data/i18n/page.
+    return {"lang": lang, "events": _data_json("i18n", lang), "page": _data_json("i18n/page", lang)}
 
 
 @router.get("/variants")

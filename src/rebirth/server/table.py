@@ -39,6 +39,7 @@ from rebirth.engine.actions import ActionError
 from rebirth.engine.board import MapError
 from rebirth.engine.events import Event
 from rebirth.engine.game import SetupError
+from rebirth.engine.messages import UserError
 from rebirth.engine.records import Seat, table_record
 from rebirth.engine.replay import LogEntry, ReplayedStep, logged, replay_log
 from rebirth.engine.table import TableState, apply_table_chance, new_table_game
@@ -297,32 +298,15 @@ def _answer(tg: TableGame) -> dict[str, Any]:
 
 
 def _entry_error(exc: ActionError) -> LobbyError:
-    return LobbyError(400, "illegal_entry", {"en": exc.text["en"], "de": exc.text["de"]})
+    return LobbyError(400, "illegal_entry", exc.texts())
 
 
-_SETUP_DE: tuple[tuple[str, str], ...] = (
-    (r"unknown variant '([^']*)'.*", r"unbekannte Regelvariante '\1'"),
-    (r"variant '([^']*)' does not apply to (\w+)", r"die Regelvariante '\1' gilt nicht für \2"),
-    (r"setup: Ireland shows (\d+) different public missions \((S-8)\)",
-     r"Aufbau: in Irland liegen \1 verschiedene öffentliche Missionen aus (\2)"),
-    (r"setup: unknown mission card '([^']*)'", r"Aufbau: unbekannte Missionskarte '\1'"),
-    (r"setup: public missions and tower tokens exist only on Ireland",
-     r"Aufbau: öffentliche Missionen und Turm-Plättchen gibt es nur in Irland"),
-    (r"setup: (\d+) towers, (\d+) tower tokens given.*",
-     r"Aufbau: \1 Türme, aber \2 Turm-Plättchen angegeben (null für ein noch nicht bekanntes)"),
-    (r"setup: unknown tower token '([^']*)'", r"Aufbau: unbekanntes Turm-Plättchen '\1'"),
-    (r"setup: a tower token appears twice", r"Aufbau: ein Turm-Plättchen kommt doppelt vor"),
-)
-
-
-def _setup_de(msg: str) -> str:
-    """The German text of the engine's (English) set-up errors."""
-    import re
-
-    for pat, repl in _SETUP_DE:
-        if re.fullmatch(pat, msg):
-            return re.sub(pat, repl, msg)
-    return f"Aufbau nicht möglich: {msg}"
+def _setup_texts(exc: Exception) -> dict[str, str]:
+    """The refused set-up in every language: the engine's own message (key + args), else
+    its English text inside a generic sentence."""
+    if isinstance(exc, UserError):
+        return exc.texts()
+    return UserError("setup.failed", reason=str(exc)).texts()
 
 
 # ---------------------------------------------------------------------- routes
@@ -355,8 +339,7 @@ async def create_table(body: NewTable, request: Request) -> dict[str, Any]:
         new_table_game(body.board, n, start_player=body.start_player, variants=body.variants,
                        display=body.display, tower_tokens=body.tower_tokens)
     except (SetupError, MapError, ValueError, KeyError) as exc:
-        msg = str(exc)
-        raise LobbyError(400, "bad_game", {"en": msg, "de": _setup_de(msg)}) from exc
+        raise LobbyError(400, "bad_game", _setup_texts(exc)) from exc
     book = _book(request)
     gid = secrets.token_urlsafe(9)
     token = secrets.token_urlsafe(24)

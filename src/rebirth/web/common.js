@@ -37,7 +37,7 @@ export async function loadCatalogs(lang) {
     const r = await fetch(`/api/i18n/${l}`);
     const body = await r.json();
     catalogs.events[l] = body.events || {};
-    catalogs.page[l] = body.page || (await (await fetch(`/static/i18n/${l}.json`)).json());
+    catalogs.page[l] = body.page || {};
   }
 }
 
@@ -58,6 +58,15 @@ function value(v, lang, names) {
   if ("seat" in v) return names[v.seat] ?? `#${v.seat + 1}`;
   if ("msg" in v) return render(v.msg, v.args ?? {}, lang, names);
   return v[lang] ?? v.en;
+}
+
+/** A server error body's sentence (`{"error": {"code", "key", "args", "message"}}`): the
+ * engine's key + args rendered with the catalogs when the server sends them, else its
+ * prerendered `message[lang]`. */
+export function errorText(error, lang) {
+  if (!error) return "";
+  if (error.key && catalogs.events.en && error.key in catalogs.events.en) return render(error.key, error.args, lang, []);
+  return txt(error.message, lang);
 }
 
 /** A page string. */
@@ -86,7 +95,7 @@ export async function api(path, { method = "GET", body, token } = {}) {
     referrerPolicy: "no-referrer" });
   const data = await r.json().catch(() => ({}));
   if (!r.ok) {
-    const err = new Error(data?.error?.message?.en || `HTTP ${r.status}`);
+    const err = new Error(errorText(data?.error, "en") || `HTTP ${r.status}`);
     err.data = data;
     throw err;
   }
@@ -108,16 +117,12 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
-/** What decided a tie for first, in words: the engine says it (`view.tiebreak`, E-3/E-4). */
-export function tiebreakText(v, model, lang) {
+/** What decided a tie for first, in words: the engine's own message (`view.tiebreak.msg`,
+ * E-3/E-4), rendered with the event catalog like every event. */
+export function tiebreakText(v, names, lang) {
   const how = v && v.tiebreak;
-  if (!how) return "";
-  const args = { points: how.points, rule: how.rule };
-  if (how.by === "shared") return t(lang, "end.tiebreak.none", args);
-  const st = model.structures.find((s) => s.kind === how.by && s.id === how.id);
-  const name = st ? txt(st.name, lang) : how.id;
-  return how.by === "castle" ? t(lang, "end.tiebreak.castle", { ...args, castle: name })
-    : t(lang, "end.tiebreak.tower", { ...args, tower: name });
+  if (!how || !how.msg) return "";
+  return render(how.msg.msg, how.msg.args, lang, names);
 }
 
 /** An SVG element (see `h`). */

@@ -1,7 +1,7 @@
 // The render kit shared by the game page and the table companion: the end screen, the public
 // missions list, mission cards, the turn status, screen-reader announcements and the lists of
 // games this browser takes part in. It renders what the server sends; it holds no rule.
-import { SEAT_LETTERS, h, scoreChart, t, tiebreakText, txt } from "./common.js";
+import { SEAT_LETTERS, errorText as bodyErrorText, h, scoreChart, t, tiebreakText, txt } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -14,8 +14,8 @@ export function announce(text, assertive = false) {
 
 /** What went wrong with a request (`api` of common.js): the server's message in `lang`. */
 export function errorText(err, lang) {
-  const m = err?.data?.error?.message;
-  return m ? txt(m, lang) : String(err?.message || err);
+  const body = err?.data?.error;
+  return body ? bodyErrorText(body, lang) : String(err?.message || err);
 }
 
 /** The mission card `id` of a board's data (`GET /api/boards/{board}`), or undefined. */
@@ -59,7 +59,7 @@ export function endScreen({ lang, view, model, names, colours, series, xLabel, t
       ...Array.from({ length: n }, (_, q) => h("td", {}, v.breakdown[q][c])))),
     h("tr", { class: "total" }, h("th", { scope: "row" }, t(lang, "end.total")),
       ...Array.from({ length: n }, (_, q) => h("td", { class: "final-score", "data-seat": q }, v.scores[q])))));
-  const tiebreak = tiebreakText(v, model, lang);
+  const tiebreak = tiebreakText(v, names, lang);
   return [h("h2", { id: "end-h" }, t(lang, "end.title")),
     h("p", { class: "winner" }, t(lang, v.winners.length > 1 ? "end.shared" : "end.winner", { names: v.winners.map(who).join(", ") })),
     tiebreak ? h("p", { class: "tiebreak" }, tiebreak) : "",
