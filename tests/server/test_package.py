@@ -62,7 +62,10 @@ def test_installed_wheel_serves_the_page_from_a_fresh_venv(wheel: Path, tmp_path
     deps = [p for p in sys.path if p.endswith("site-packages")]
     # Dependencies from the test's environment, placed after the venv's own packages.
     (Path(site) / "zz-test-deps.pth").write_text("\n".join(deps) + "\n", encoding="utf-8")
-    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
+    # --force-reinstall: the test's environment (visible through the .pth) may hold an
+    # installed rebirth of the same version, which pip would otherwise take as this one.
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--force-reinstall",
+                    str(wheel)],
                    check=True, capture_output=True, timeout=300)
     where = subprocess.run([str(py), "-c", "import rebirth, sys; print(rebirth.__file__)"],
                            check=True, capture_output=True, text=True, cwd=tmp_path).stdout
