@@ -28,7 +28,7 @@ def test_hotseat_handover_shows_no_foreign_private_information(live_server: Live
         {"kind": "human", "name": "Ailsa"}, {"kind": "human", "name": "Brodie"},
         {"kind": "easy", "name": "Bot"}]})
     assert res["links"]["table"]
-    page = open_page(new_context(), live_server.url + res["links"]["table"])
+    page = open_page(new_context(), res["links"]["table"])
     rng = random.Random(2)
     near = cathedral_neighbours()
     secrets_seen: dict[int, set[str]] = {0: set(), 1: set()}

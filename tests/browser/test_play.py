@@ -33,7 +33,7 @@ def test_scotland_human_against_two_bots_to_the_end(live_server: LiveServer, new
         {"kind": "human", "name": "Ailsa"}, {"kind": "easy", "name": "Brodie"},
         {"kind": "easy", "name": "Cat"}]})
     url = res["links"]["seats"][0]["url"]
-    page = open_page(new_context(), live_server.url + url)
+    page = open_page(new_context(), url)
     page.wait_for_function("document.body.dataset.turn === 'mine' || document.body.dataset.phase === 'end'")
     rng = random.Random(3)
     turns = 0
@@ -104,7 +104,7 @@ def test_ireland_two_humans_with_extra_tile_and_double(seeded_server: LiveServer
     tile is placed (I-7) and a ×2 marker put on a public mission (I-8)."""
     res = new_game(seeded_server, {"board": "ireland", "players": 2, "lang": "en", "seats": [
         {"kind": "human", "name": "Aoife"}, {"kind": "human", "name": "Brian"}]})
-    pages = [open_page(new_context(), seeded_server.url + s["url"]) for s in res["links"]["seats"]]
+    pages = [open_page(new_context(), s["url"]) for s in res["links"]["seats"]]
     # One player places without the confirm step: the preference is honoured.
     pages[1].locator("#pref-confirm").uncheck()
     rng = random.Random(5)
@@ -158,7 +158,7 @@ def test_reconnect_resyncs_by_version(live_server: LiveServer, new_context: Any)
     missed: no step twice, none lost."""
     res = new_game(live_server, {"board": "scotland", "players": 2, "lang": "en", "seats": [
         {"kind": "human", "name": "Ailsa"}, {"kind": "human", "name": "Brodie"}]})
-    pages = [open_page(new_context(), live_server.url + s["url"]) for s in res["links"]["seats"]]
+    pages = [open_page(new_context(), s["url"]) for s in res["links"]["seats"]]
     delays = pages[0].evaluate("""async () => { const { GameSocket } = await import('/static/net.js');
         return [0, 1, 2, 3, 6, 12].map((n) => [n, GameSocket.backoff(n)]); }""")
     for n, d in delays:
@@ -184,8 +184,8 @@ def test_leaver_handed_to_a_bot(live_server: LiveServer, new_context: Any) -> No
     res = new_game(live_server, {"board": "scotland", "players": 2, "lang": "en", "seats": [
         {"kind": "human", "name": "Ailsa"}, {"kind": "human", "name": "Brodie"}]})
     ctx_b = new_context()
-    a = open_page(new_context(), live_server.url + res["links"]["seats"][0]["url"])
-    b = open_page(ctx_b, live_server.url + res["links"]["seats"][1]["url"])
+    a = open_page(new_context(), res["links"]["seats"][0]["url"])
+    b = open_page(ctx_b, res["links"]["seats"][1]["url"])
     a.wait_for_function("window.rebirthState.online[1] === true")
     b.close(run_before_unload=True)
     a.wait_for_function("window.rebirthState.online[1] === false", timeout=5000)
@@ -205,7 +205,7 @@ def test_admin_revokes_a_link_and_pan_zoom(live_server: LiveServer, new_context:
     link plays. Dragging pans and the wheel zooms the board only, and a drag never places."""
     res = new_game(live_server, {"board": "scotland", "players": 2, "lang": "en", "seats": [
         {"kind": "human", "name": "Ailsa"}, {"kind": "easy", "name": "Bot"}]})
-    old = open_page(new_context(), live_server.url + res["links"]["seats"][0]["url"])
+    old = open_page(new_context(), res["links"]["seats"][0]["url"])
     old.wait_for_function("document.body.dataset.turn === 'mine'")
     box0 = old.evaluate("document.getElementById('board').getAttribute('viewBox')")
     b = old.locator("#board").bounding_box()
@@ -220,11 +220,11 @@ def test_admin_revokes_a_link_and_pan_zoom(live_server: LiveServer, new_context:
     assert old.evaluate("document.getElementById('board').getAttribute('viewBox')") != zoomed
     assert old.evaluate("window.scrollY") == 0
     assert state(old, "S.selected") is None and state(old, "S.sent") is False
-    admin = open_page(new_context(), live_server.url + res["links"]["admin"])
+    admin = open_page(new_context(), res["links"]["admin"])
     admin.locator("button.revoke[data-seat='0']").click()
     admin.wait_for_function("Object.keys(window.rebirthState.newLinks).length === 1")
     new_url = admin.locator(".revoke-box .url").input_value()
-    assert new_url != live_server.url + res["links"]["seats"][0]["url"]
+    assert new_url != res["links"]["seats"][0]["url"]
     old.wait_for_function("window.rebirthState.error !== ''")
     fresh = open_page(new_context(), new_url)
     fresh.wait_for_function("document.body.dataset.turn === 'mine'")
@@ -236,7 +236,7 @@ def test_the_games_language_is_the_default_of_its_links(live_server: LiveServer,
     the language menu still wins once used."""
     res = new_game(live_server, {"board": "ireland", "players": 2, "lang": "de", "seats": [
         {"kind": "human", "name": "Ailsa"}, {"kind": "easy", "name": "Brodie"}]})
-    url = live_server.url + res["links"]["seats"][0]["url"]
+    url = res["links"]["seats"][0]["url"]
     ctx = new_context()
     page = open_page(ctx, url)
     page.wait_for_function("document.documentElement.lang === 'de'")

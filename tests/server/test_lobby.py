@@ -24,7 +24,7 @@ def test_new_game_links_summary_and_tokens_are_stored_hashed(tmp_path: Path) -> 
         links = g["links"]
         assert [s["kind"] for s in links["seats"]] == ["human", "easy", "human", "hard"]
         assert links["seats"][1]["url"] is None and links["table"] is None
-        assert all(u.startswith(f"/game/{g['game']}#t=") for u in
+        assert all(u.startswith(f"http://testserver/game/{g['game']}#t=") for u in
                    [links["seats"][0]["url"], links["seats"][2]["url"], links["spectator"], links["admin"]])
         s = c.get(f"/api/games/{g['game']}").json()
         assert s["names"] == ["Ailsa", "Easy 2", "Player 3", "Hard 4"] and s["lang"] == "de"

@@ -149,6 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int_in(1, 65535), default=None, help="port, 1..65535 (default 8000)")
     serve.add_argument("--db", default=None, help="SQLite file (default: in the user data folder)")
+    serve.add_argument("--public-url", default=None, metavar="URL",
+                       help="the address players reach the server at (links are built from it), "
+                            "e.g. https://rebirth.example.org behind a proxy")
+    serve.add_argument("--forwarded-allow-ips", default=None, metavar="IPS",
+                       help="proxies whose X-Forwarded-* headers are trusted (default 127.0.0.1)")
     return parser
 
 

@@ -6,11 +6,13 @@ import argparse
 import logging
 import socket
 import sys
+from urllib.parse import urlsplit
 
 import uvicorn
 from pydantic import ValidationError
 
 from rebirth.fileio import check_writable_file
+from rebirth.server.addresses import is_loopback_host, listen_urls
 from rebirth.server.app import create_app
 from rebirth.server.settings import Settings, sqlite_url
 
@@ -25,7 +27,12 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         upd["port"] = args.port
     if args.db is not None:
         upd["database_url"] = sqlite_url(args.db)
-    return s.model_copy(update=upd)
+    if getattr(args, "public_url", None) is not None:
+        upd["public_url"] = args.public_url
+    if getattr(args, "forwarded_allow_ips", None) is not None:
+        upd["forwarded_allow_ips"] = args.forwarded_allow_ips
+    # Validated like the environment's values (model_copy alone would not check them).
+    return Settings.model_validate({**s.model_dump(), **upd})
 
 
 def _port_free(host: str, port: int) -> str | None:
@@ -75,11 +82,19 @@ def run(args: argparse.Namespace) -> int:
         return 2
     configure_logging()
     app = create_app(s)
-    host = f"[{s.host}]" if ":" in s.host else s.host
-    print(f"Rebirth is running at http://{host}:{s.port}/  (Ctrl+C stops it)", flush=True)
+    urls = listen_urls(s.host, s.port)
+    print(f"Rebirth is running at {urls[0]}  (Ctrl+C stops it)", flush=True)
+    for u in urls[1:]:
+        print(f"  also at {u}", flush=True)
+    if s.public_url:
+        print(f"  links are built for {s.public_url}/", flush=True)
+    elif all(is_loopback_host(urlsplit(u).hostname) for u in urls):
+        print("  links work on this computer only: to play with friends on your network, start it "
+              "with --host 0.0.0.0; behind a proxy, give --public-url", flush=True)
     # Messages above max_message_bytes are answered with ``too_large`` by the app itself;
     # uvicorn's own limit sits well above so that it never cuts a connection first.
     uvicorn.run(app, host=s.host, port=s.port, ws_max_size=max(1 << 20, 4 * s.max_message_bytes),
+                proxy_headers=True, forwarded_allow_ips=s.forwarded_allow_ips,
                 log_level="info", server_header=False,
                 # The app logs one structured line per request itself (server/app.py); uvicorn's
                 # own access line would add the query string, which must never reach a log.

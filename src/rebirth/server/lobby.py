@@ -8,8 +8,9 @@ import json
 import secrets
 from importlib import resources
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Header
+from fastapi import APIRouter, Header, Request
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -17,6 +18,7 @@ from rebirth.bots.base import BotError
 from rebirth.engine.board import MapError
 from rebirth.engine.game import VARIANTS, SetupError
 from rebirth.match import HUMAN
+from rebirth.server.addresses import base_url, is_loopback_host
 from rebirth.server.deps import RegistryDep, SettingsDep
 from rebirth.server.facts import board_facts
 from rebirth.server.hub import Hub, LobbyError
@@ -57,9 +59,9 @@ class NewGame(BaseModel):
     hotseat: bool = False
 
 
-def _link(game: str, token: str) -> str:
+def _link(base: str, game: str, token: str) -> str:
     # The token goes in the fragment: browsers never send it to a server or in a Referer.
-    return f"/game/{game}#t={token}"
+    return f"{base}/game/{game}#t={token}"
 
 
 def _bearer(authorization: str | None) -> str:
@@ -90,7 +92,8 @@ AuthHeader = Annotated[str | None, Header()]
 
 
 @router.post("/games", status_code=201)
-async def create_game(body: NewGame, registry: RegistryDep) -> dict[str, Any]:
+async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDep,
+                      request: Request) -> dict[str, Any]:
     """Deal a new game; the answer holds every secret link once."""
     if body.board not in _data_names("maps"):
         raise LobbyError(400, "bad_board", {"en": f"unknown board {body.board!r}",
@@ -112,15 +115,19 @@ async def create_game(body: NewGame, registry: RegistryDep) -> dict[str, Any]:
     except SQLAlchemyError as exc:
         raise LobbyError(503, "server_error") from exc
     gid = hub.id
+    base = base_url(settings, request)
     return {
         "game": gid,
+        # Links built on a loopback address work on this computer only; the lobby says so.
+        "base": {"url": base, "loopback": is_loopback_host(urlsplit(base).hostname),
+                 "public": bool(settings.public_url)},
         "links": {
             "seats": [{"seat": i, "name": names[i], "kind": kinds[i],
-                       "url": _link(gid, toks["seats"][i]) if i in toks["seats"] else None}
+                       "url": _link(base, gid, toks["seats"][i]) if i in toks["seats"] else None}
                       for i in range(len(kinds))],
-            "table": _link(gid, toks["table"]) if toks["table"] else None,
-            "spectator": _link(gid, toks["spectator"]),
-            "admin": _link(gid, toks["admin"]),
+            "table": _link(base, gid, toks["table"]) if toks["table"] else None,
+            "spectator": _link(base, gid, toks["spectator"]),
+            "admin": _link(base, gid, toks["admin"]),
         },
     }
 
@@ -145,8 +152,8 @@ async def game_record(game_id: str, registry: RegistryDep,
 
 
 @router.post("/games/{game_id}/seats/{seat}/revoke")
-async def revoke(game_id: str, seat: int, registry: RegistryDep,
-                 authorization: AuthHeader = None) -> dict[str, Any]:
+async def revoke(game_id: str, seat: int, registry: RegistryDep, settings: SettingsDep,
+                 request: Request, authorization: AuthHeader = None) -> dict[str, Any]:
     """The admin replaces a seat's link; the old one stops working at once."""
     hub = await _hub(registry, game_id)
     tok = await _token(registry, game_id, authorization)
@@ -161,7 +168,7 @@ async def revoke(game_id: str, seat: int, registry: RegistryDep,
     await asyncio.to_thread(registry.store.replace_seat_token, game_id, seat, hash_token(new))
     for h in {h for h in old if h is not None}:
         await hub.close_token(h)
-    return {"seat": seat, "url": _link(game_id, new)}
+    return {"seat": seat, "url": _link(base_url(settings, request), game_id, new)}
 
 
 @router.post("/games/{game_id}/seats/{seat}/bot")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
+from pydantic import field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -40,6 +42,24 @@ class Settings(BaseSettings):
     """The page's folder; empty: the ``rebirth/web`` folder shipped in the package."""
     offline_grace: float = 30.0
     """Seconds a seat must have been offline before the others may hand it to a bot."""
+    public_url: str = ""
+    """The address players reach the server at (``https://rebirth.example.org``); links,
+    redirects and notifications are built from it. Empty: from each request's own address."""
+    forwarded_allow_ips: str = "127.0.0.1"
+    """The proxies whose ``X-Forwarded-For``/``-Proto`` headers are believed (comma-separated
+    addresses, ``*`` for any): uvicorn's ``--forwarded-allow-ips``."""
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, v: str) -> str:
+        v = v.strip().rstrip("/")
+        if not v:
+            return ""
+        u = urlsplit(v)
+        if u.scheme not in ("http", "https") or not u.hostname or u.query or u.fragment:
+            raise ValueError("must be an http(s) address such as https://rebirth.example.org, "
+                             "without query or fragment")
+        return v
 
     def resolved_database_url(self) -> str:
         """The database URL to use (creating the default file's folder when needed)."""

@@ -57,7 +57,10 @@ function showLinks(res, names, board) {
     ul.append(linkItem(t(lang, "lobby.link.table"), L.table, res.game));
     rememberGame({ game: res.game, url: L.table, label: t(lang, "lobby.link.table"), board });
   }
+  const warn = document.getElementById("links-local");
+  warn.hidden = !(res.base && res.base.loopback);
   for (const s of L.seats) {
+    if (!s.url) continue; // a bot's seat has no link
     ul.append(linkItem(t(lang, "lobby.link.seat", { name: s.name }), s.url, res.game));
     if (!L.table && s === L.seats[0]) rememberGame({ game: res.game, url: s.url, label: s.name, board });
   }
