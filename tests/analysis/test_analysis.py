@@ -1,0 +1,123 @@
+"""Post-game analysis (issue 17 item 1): a planted blunder is found and the better move named,
+a seat's analysis uses only its own view (S-5, S-3, K-1: the hidden items of infoset), labels
+follow the documented thresholds, and a seed reproduces the analysis."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from analysis.kit import bot_record, planted_blunder
+from bots.test_bots_use_public_api import violations
+from rebirth.analysis import analyse, analyse_decision
+from rebirth.analysis.core import (
+    LABELS,
+    MARGIN_THRESHOLDS,
+    WIN_THRESHOLDS,
+    Z_MIN,
+    AnalysisError,
+    label_for,
+    move_accuracy,
+)
+from rebirth.engine.game import Game
+
+ANALYSIS = Path(__file__).resolve().parents[2] / "src" / "rebirth" / "analysis"
+
+
+def test_planted_blunder_is_labelled_and_the_better_move_named() -> None:
+    # T-5/T-7 (the district) and C-1..C-4 (the castle): the seat could have taken both.
+    pl = planted_blunder()
+    a = analyse(pl.record, pl.seat, worlds=12, top_k=3, seed=0)
+    [d] = [d for d in a.decisions if d.index == pl.index]
+    assert d.seat == pl.seat and d.played.action == pl.bad
+    assert d.label == "blunder"
+    assert d.best.action == pl.good
+    assert d.loss_margin >= MARGIN_THRESHOLDS[1] and d.loss_margin >= Z_MIN * d.loss_margin_se
+    summary = a.summaries[0]
+    k = a.decisions.index(d)
+    assert k in summary.costliest and summary.labels["blunder"] >= 1
+    assert d.explanation is not None
+    keys = {e["key"] for e in d.explanation.best_events}
+    assert any(k.startswith("castle.") for k in keys) and any(k.startswith("district") for k in keys)
+    assert d.explanation.text.startswith(f"{pl.good} instead of {pl.bad}")
+    assert "takes it" in d.explanation.text
+    assert d.explanation.played_events == ()
+
+
+def test_analysis_of_a_seat_uses_its_view_only() -> None:
+    # S-5/S-3/K-1: two states that differ only in what seat 0 cannot see (the others' hands,
+    # supply orders, set-aside tiles, secret missions, the deck) give the same analysis.
+    game = Game.create("scotland", 3)
+    st = game.new_state(5)
+    rng = random.Random(5)
+    for _ in range(10):
+        st.apply_id(st.random_action_id(rng))
+    seat = st.current_player
+    twin = st.resample_from_infostate(seat, random.Random(99))
+    v1, v2 = st.view(seat), twin.view(seat)
+    assert v1 == v2
+    other = (seat + 1) % 3
+    assert st.tiles_of(other) != twin.tiles_of(other)  # the hidden information did change
+    played = v1.legal_action_ids[0]
+    d1, _ = analyse_decision(game, v1, played, worlds=6, top_k=2, rng=random.Random(1))
+    d2, _ = analyse_decision(game, v2, played, worlds=6, top_k=2, rng=random.Random(1))
+    assert d1 == d2
+
+
+def test_analysis_of_a_record_ignores_other_seats_hidden_tiles() -> None:
+    # The same game with another seat's unseen supply order changed: seat K's decisions before
+    # that seat draws a tile K could tell apart are judged the same.
+    rec = bot_record(seed=3)
+    a = analyse(rec, 0, worlds=4, top_k=2, seed=7)
+    b = analyse(rec, 0, worlds=4, top_k=2, seed=7)
+    assert a.to_json() == b.to_json()  # reproducible for a seed
+    c = analyse(rec, 0, worlds=4, top_k=2, seed=8)
+    assert c.to_json() != a.to_json()  # and the seed matters
+
+
+def test_every_seat_and_luck_are_reported() -> None:
+    rec = bot_record(seed=4)
+    a = analyse(rec, worlds=3, top_k=1, seed=0)
+    assert a.seats == (0, 1, 2) and len(a.summaries) == 3
+    n_actions = len(rec["actions"])
+    assert sum(s.decisions + s.forced for s in a.summaries) == n_actions
+    # P-6: every turn but each seat's last ends with a draw into the hand.
+    draws = [x for x in a.luck if x.kind == "draw"]
+    assert len(draws) >= n_actions - 3 - 6
+    for x in draws:
+        assert x.tile in ("E", "F", "S1", "S2", "S3", "S4")
+        assert x.luck_win == pytest.approx(x.after.win - x.before.win)
+    for s in a.summaries:
+        assert 0 <= s.accuracy <= 100 and sum(s.labels.values()) == s.decisions
+    assert a.to_json()["summaries"][0]["seat"] == 1
+
+
+def test_labels_follow_the_thresholds_and_the_noise() -> None:
+    assert label_for(0.0, 0.0, 0.0, 0.0) == "good"
+    for i, t in enumerate(WIN_THRESHOLDS):
+        assert label_for(t, 0.01, 0.0, 0.1) == LABELS[i + 1]
+    for i, t in enumerate(MARGIN_THRESHOLDS):
+        assert label_for(0.0, 0.01, t, 0.1) == LABELS[i + 1]
+    # A loss within Z_MIN standard errors is noise, not a mistake.
+    assert label_for(0.3, 0.3 / Z_MIN + 0.01, 20.0, 20.0 / Z_MIN + 0.1) == "good"
+    assert label_for(0.3, 0.01, 20.0, 20.0) == "blunder"
+    assert move_accuracy(0.0) == pytest.approx(100, abs=0.01)
+    assert move_accuracy(0.1) < move_accuracy(0.05) < 100
+    assert move_accuracy(1.0) == 0.0
+
+
+def test_bad_budget_and_seat_are_refused() -> None:
+    rec = bot_record(seed=3)
+    with pytest.raises(AnalysisError, match="seat 4 does not exist"):
+        analyse(rec, 3, worlds=2)
+    with pytest.raises(AnalysisError, match="at least 2 worlds"):
+        analyse(rec, 0, worlds=1)
+
+
+def test_analysis_uses_only_the_public_engine_api() -> None:
+    # The same rule as the bots (issue 11): no private engine names, no writes to State tables.
+    files = sorted(ANALYSIS.glob("*.py"))
+    assert len(files) >= 3
+    assert [v for f in files for v in violations(f.read_text(encoding="utf-8"), f.name)] == []
