@@ -91,6 +91,23 @@ def text_report(a: Analysis) -> list[str]:
     return lines
 
 
+REDACTED = ("it is a record redacted for one seat during the game (it lacks the hidden setup); "
+            "only the complete record of a finished game can be analysed")
+
+
+def _redacted(path: str) -> bool:
+    """True when the file is a record redacted mid-game (the schema refuses it first)."""
+    from rebirth.engine.formats import MAX_RECORD_BYTES, decode_json, read_regular_file
+    from rebirth.engine.records import RecordError
+
+    try:
+        data = decode_json(read_regular_file(path, MAX_RECORD_BYTES, RecordError, what="record"),
+                           "record", RecordError, max_bytes=MAX_RECORD_BYTES)
+    except RecordError:
+        return False
+    return isinstance(data, dict) and "redacted_for" in data
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the command; 0 on success, 1 for a bad record or file, 2 for bad options."""
     from rebirth.analysis.core import AnalysisError, analyse
@@ -109,7 +126,12 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 2
     try:
-        record = read_record(args.file)
+        try:
+            record = read_record(args.file)
+        except RecordError:
+            if _redacted(args.file):
+                raise RecordError(REDACTED) from None
+            raise
         board = load_board(args.map) if args.map else None
         seat = args.seat - 1 if args.seat is not None else None
         a = analyse(record, seat, worlds=args.budget, top_k=args.candidates, seed=args.seed,
