@@ -121,3 +121,28 @@ def test_analysis_uses_only_the_public_engine_api() -> None:
     files = sorted(ANALYSIS.glob("*.py"))
     assert len(files) >= 3
     assert [v for f in files for v in violations(f.read_text(encoding="utf-8"), f.name)] == []
+
+
+def test_luck_of_a_draw_averages_to_zero_over_the_possible_tiles() -> None:
+    # P-6 (the draw), GNU Backgammon's definition: weighted by each tile's chance from the
+    # seat's view, the luck of all the tiles it could have drawn sums to zero.
+    from dataclasses import replace
+
+    from rebirth.analysis.core import draw_luck
+
+    game = Game.create("scotland", 3)
+    st = game.new_state(8)
+    rng = random.Random(8)
+    for _ in range(7):
+        st.apply_id(st.random_action_id(rng))
+    seat = (st.current_player - 1) % 3  # it has just drawn
+    view = st.view(seat)
+    assert view.hand is not None
+    unseen = st.tiles_of(seat)["supply"] + st.tiles_of(seat)["hand"]
+    codes = [("E", "F", "S1", "S2", "S3", "S4")[t] for t in unseen]
+    total = 0.0
+    for code in set(codes):
+        x = draw_luck(game, replace(view, hand=code), worlds=5, rng=random.Random(3))
+        assert x.kind == "draw" and x.tile == code and x.luck_win_se >= 0
+        total += codes.count(code) / len(codes) * x.luck_margin
+    assert total == pytest.approx(0.0, abs=1e-9)

@@ -15,13 +15,15 @@ from __future__ import annotations
 import math
 import random
 import statistics
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rebirth.analysis import DEFAULT_TOP_K, DEFAULT_WORLDS
 from rebirth.analysis.estimate import (
     Estimate,
+    Outcome,
     Worlds,
     evaluate_position,
     final_outcome,
@@ -31,10 +33,13 @@ from rebirth.analysis.estimate import (
 from rebirth.bots.heuristic import score_actions
 from rebirth.engine.actions import parse_action
 from rebirth.engine.board import Board
+from rebirth.engine.determinize import determinize
 from rebirth.engine.game import Game, Setup
+from rebirth.engine.infoset import Visibility
 from rebirth.engine.messages import render_message
 from rebirth.engine.records import replay
 from rebirth.engine.state import State
+from rebirth.engine.tiles import tile_code
 from rebirth.engine.views import View
 
 LABELS = ("good", "inaccuracy", "mistake", "blunder")
@@ -403,8 +408,15 @@ def analyse(record: Any, seat: int | None = None, *, worlds: int = DEFAULT_WORLD
         after_view = state.view(p)
         drew = after_view.supply_counts[p] < before.supply_counts[p] and after_view.hand is not None
         if drew and p in expected:
-            after = evaluate_position(game, after_view, worlds=worlds, rng=_seed_rng(seed, i, p, "v"))
-            luck.append(_luck(i, p, "draw", str(after_view.hand), expected.pop(p), after))
+            rng = _seed_rng(seed, i, p, "v")
+            if after_view.current_player == p:
+                # The seat moves again at once: the other tiles could not all be placed
+                # (P-7), so no like-for-like swap exists; compare with the move's value.
+                after = evaluate_position(game, after_view, worlds=worlds, rng=rng)
+                luck.append(_luck(i, p, "draw", str(after_view.hand), expected.pop(p), after))
+            else:
+                expected.pop(p)
+                luck.append(draw_luck(game, after_view, worlds=worlds, rng=rng, index=i))
         elif after_view.current_player != p:
             expected.pop(p, None)
 
@@ -443,6 +455,33 @@ def analyse(record: Any, seat: int | None = None, *, worlds: int = DEFAULT_WORLD
                     summaries=tuple(summaries), noise=noise, lang=lang)
 
 
+def draw_luck(game: Game, view: View, *, worlds: int, rng: random.Random, index: int = 0) -> Luck:
+    """The luck of the tile ``view.seat`` has just drawn into its hand (P-6), GNU Backgammon's
+    way: the value with the tile drawn minus the mean over every tile it could have drawn
+    (weighted by its chance from the seat's view). Every alternative is valued on the same
+    worlds and playout streams (the view with only the hand changed), so the difference is
+    far less noisy than two separate estimates."""
+    seat = view.seat
+    if seat is None or view.hand is None:
+        raise AnalysisError("no tile was drawn into this seat's hand")
+    seed = rng.getrandbits(64)
+    probe = determinize(game, view, random.Random(seed))
+    unseen = probe.tiles_of(seat)["supply"] + probe.tiles_of(seat)["hand"]
+    if not Visibility.of(game).sees_set_aside(seat, seat):
+        # Unseen set-aside tiles (Ireland, S-4) could as well have been the one drawn.
+        unseen += probe.face_down(seat)
+    chance = {tile_code(t): c / len(unseen) for t, c in Counter(unseen).items()}
+    raw = {code: Worlds(game, replace(view, hand=code), worlds, random.Random(seed)).outcomes(None)
+           for code in sorted(chance)}
+    drawn = raw[view.hand]
+    mix = [Outcome(sum(chance[c] * raw[c][w].win for c in raw),
+                   sum(chance[c] * raw[c][w].margin for c in raw),
+                   sum(chance[c] * raw[c][w].score for c in raw)) for w in range(worlds)]
+    dw, dwse, dm, dmse = paired_difference(drawn, mix)
+    return Luck(index, seat, "draw", view.hand, summarise(None, mix), summarise(None, drawn),
+                dw, dwse, dm, dmse)
+
+
 def _median(xs: list[float]) -> float:
     return statistics.median(xs) if xs else 0.0
 
@@ -453,6 +492,4 @@ def _luck(index: int, seat: int, kind: str, tile: str, before: Estimate, after: 
 
 
 def _with_explanation(d: Decision, e: Explanation) -> Decision:
-    from dataclasses import replace
-
     return replace(d, explanation=e)
