@@ -43,7 +43,7 @@ from rebirth.engine.tiles import tile_code
 from rebirth.engine.views import View
 
 LABELS = ("good", "inaccuracy", "mistake", "blunder")
-WIN_THRESHOLDS = (0.08, 0.15, 0.25)
+WIN_THRESHOLDS = (0.10, 0.20, 0.30)
 """Loss in win chance (0..1) from which a move is an inaccuracy, a mistake, a blunder."""
 MARGIN_THRESHOLDS = (4.0, 8.0, 12.0)
 """Loss in expected final margin (points) from which a move is an inaccuracy, mistake, blunder."""
