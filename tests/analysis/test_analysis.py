@@ -159,3 +159,15 @@ def test_luck_of_a_draw_averages_to_zero_over_the_possible_tiles() -> None:
         assert x.kind == "draw" and x.tile == code and x.luck_win_se >= 0
         total += codes.count(code) / len(codes) * x.luck_margin
     assert total == pytest.approx(0.0, abs=1e-9)
+
+
+def test_ireland_extra_tiles_marks_and_reveals_are_analysed() -> None:
+    # I-7 (the extra tile's reveal: luck of kind "reveal"), I-8 (x2 markers: decisions).
+    from recordkit import ireland_record_with_chance
+
+    rec = ireland_record_with_chance()
+    a = analyse(rec, worlds=2, top_k=1, seed=0)
+    assert {d.phase for d in a.decisions} == {"place", "extra", "mark"}
+    reveals = [x for x in a.luck if x.kind == "reveal"]
+    assert len(reveals) == sum(1 for e in rec["actions"] if "chance" in e)
+    assert all(x.tile == rec["actions"][x.index]["chance"].split()[-1] for x in reveals)
