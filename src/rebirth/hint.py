@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rebirth.analysis.estimate import Estimate, evaluate_actions
 from rebirth.bots.base import BotError, make_bot
 from rebirth.bots.mcts import Candidate, MCTSBot
 from rebirth.engine.board import Board
@@ -12,6 +13,9 @@ from rebirth.engine.records import replay
 
 # How the advised action is chosen among the candidates (named in the output).
 CRITERION = "most_visits"
+# Worlds of the seat's information set on which the candidates' outcomes are estimated
+# (shared by all candidates, as in the post-game analysis: rebirth.analysis.estimate).
+WORLDS = 40
 
 
 @dataclass(frozen=True)
@@ -19,13 +23,16 @@ class Hint:
     """The advice for ``seat`` (0-based): the action the search visited most (its criterion:
     the search aims at winning, so this need not be the candidate with the highest expected
     score) and the expected final score it leads to (mean of full playouts by the bots'
-    fast policy after that action). Candidates are ranked by visits, the advice first."""
+    fast policy after that action, on worlds shared by all candidates, as the post-game
+    analysis estimates them). Candidates are ranked by visits, the advice first; ``estimates``
+    (same order) add each one's win chance and final margin with their standard errors."""
 
     seat: int
     action: str
     expected_score: float
     current_score: int
     candidates: tuple[Candidate, ...]
+    estimates: tuple[Estimate, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The advice as JSON; seats are numbered from 1 as on the command line."""
@@ -37,8 +44,10 @@ class Hint:
             "current_score": self.current_score,
             "candidates": [
                 {"action": c.action, "visits": c.visits, "win_chance_proxy": round(c.reward, 3),
-                 "expected_score": round(c.expected_score, 1)}
-                for c in self.candidates
+                 "expected_score": round(c.expected_score, 1),
+                 **({k: v for k, v in e.to_json().items() if k != "action"} if e else {})}
+                for c, e in zip(self.candidates,
+                                self.estimates or (None,) * len(self.candidates), strict=True)
             ],
         }
 
@@ -62,12 +71,10 @@ def hint(record: Any, seat: int, *, level: str = "hard", iterations: int | None 
         bot.iterations = iterations
     # The bot gets the seat's view only, never the replayed state.
     view = state.view(seat)
-    cands = bot.analyse(view)
-    top = [
-        Candidate(c.aid, c.action, c.visits, c.reward, bot.final_score_estimate(view, c.aid))
-        for c in cands[:3]
-    ]
+    cands = bot.analyse(view)[:3]
     # analyse() ranks by visits; keep that order so the advice is the list's first line.
-    top.sort(key=lambda c: -c.visits)
+    cands.sort(key=lambda c: -c.visits)
+    est, _ = evaluate_actions(state.game, view, [c.aid for c in cands], worlds=WORLDS, rng=bot.rng)
+    top = [Candidate(c.aid, c.action, c.visits, c.reward, e.score) for c, e in zip(cands, est, strict=True)]
     best = top[0]
-    return Hint(seat, best.action, best.expected_score, state.score[seat], tuple(top))
+    return Hint(seat, best.action, best.expected_score, view.scores[seat], tuple(top), tuple(est))

@@ -141,6 +141,11 @@ def build_parser() -> argparse.ArgumentParser:
     hint.add_argument("--json", action="store_true")
     hint.add_argument("--map", default=None, help="map file for records of a custom map")
 
+    from rebirth.cli.analyse import add_arguments as _analyse_arguments
+
+    _analyse_arguments(sub.add_parser(
+        "analyse", help="judge every move of a finished game: skill, luck, better moves"),
+        int_in, SEED_LIMIT)
     sub.add_parser("variants", help="list the rule variants")
     sub.add_parser("bots", help="list the bots and levels a seat can take")
     rules = sub.add_parser("rules", help="the rules in brief and the rulings most often played wrong")
@@ -188,6 +193,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from rebirth.cli import hint
 
         return hint.run(args)
+    if cmd == "analyse":
+        from rebirth.cli import analyse
+
+        return analyse.run(args)
     if cmd == "maps":
         from rebirth.cli import maps
 

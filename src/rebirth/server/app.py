@@ -13,7 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from rebirth.server import calc, health, lobby, play, static, table
+from rebirth.server import analysis, calc, health, lobby, play, static, table
 from rebirth.server.hub import ERRORS, GameFactory, LobbyError, Registry, SeedFactory, log
 from rebirth.server.metrics import Metrics
 from rebirth.server.settings import Settings
@@ -118,6 +118,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     app.include_router(play.router)
     app.include_router(calc.router)
     app.include_router(table.router)
+    app.include_router(analysis.router)
     app.include_router(static.router)
     app.mount("/static", static.static_files(settings), name="static")
     return app
