@@ -55,7 +55,8 @@ MESSAGE_KEYS = (
     "analysis.forced", "analysis.luck.draw", "analysis.luck.reveal", "analysis.costliest",
     "analysis.instead", "analysis.would", "analysis.did", "analysis.nothing_now",
     "analysis.label.good", "analysis.label.inaccuracy", "analysis.label.mistake",
-    "analysis.label.blunder", "analysis.none",
+    "analysis.label.blunder", "analysis.none", "analysis.plot.x", "analysis.plot.y",
+    "analysis.plot.title", "analysis.not_over",
 )
 """The catalog keys this package renders (data/i18n)."""
 

@@ -26,7 +26,6 @@ def plot_win_chance(analysis: Analysis, path: str | Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    de = analysis.lang == "de"
     fig, ax = plt.subplots(figsize=(9, 4.5), dpi=100)
     try:
         for seat, pts in win_series(analysis).items():
@@ -38,11 +37,11 @@ def plot_win_chance(analysis: Analysis, path: str | Path) -> None:
                 ax.annotate(d.played.action or "", (d.index + 1, 100 * d.played.win),
                             fontsize=7, color="crimson")
         ax.set_ylim(-2, 102)
-        ax.set_xlabel("Zug (Eintrag im Protokoll)" if de else "move (record entry)")
-        ax.set_ylabel("Gewinnchance %" if de else "win chance %")
-        label = render_message("analysis.label.blunder", {}, analysis.lang, analysis.names)
-        ax.set_title(("Gewinnchance je Spieler (rot: Fehler, " if de else
-                      "Win chance per player (red: mistake, ") + label + ")")
+        lang, names = analysis.lang, analysis.names
+        ax.set_xlabel(render_message("analysis.plot.x", {}, lang, names))
+        ax.set_ylabel(render_message("analysis.plot.y", {}, lang, names))
+        blunder = render_message("analysis.label.blunder", {}, lang, names)
+        ax.set_title(render_message("analysis.plot.title", {"blunder": blunder}, lang, names))
         ax.grid(alpha=0.3)
         ax.legend(loc="best", fontsize=8)
         fig.tight_layout()

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Header, Query, Request
 
 from rebirth.analysis import DEFAULT_WORLDS
+from rebirth.engine.messages import text
 from rebirth.server.deps import RegistryDep
 from rebirth.server.hub import LobbyError
 
@@ -21,8 +22,8 @@ router = APIRouter(prefix="/api", tags=["analysis"])
 CACHE_SIZE = 32
 """Analyses kept per server process (each is some 100 kB of JSON)."""
 
-NOT_OVER = {"en": "only a finished game can be analysed; this one is still being played",
-            "de": "nur eine beendete Partie kann analysiert werden; diese läuft noch"}
+NOT_OVER = {lang: text("analysis.not_over", lang) for lang in ("en", "de")}
+"""The refusal of an unfinished game (an analysis would show what the search infers)."""
 
 
 class _Analyses:
