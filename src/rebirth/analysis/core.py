@@ -16,7 +16,7 @@ import math
 import random
 import statistics
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -340,8 +340,11 @@ def _diff(a: Estimate, b: Estimate) -> tuple[float, float, float, float]:
 
 def analyse(record: Any, seat: int | None = None, *, worlds: int = DEFAULT_WORLDS,
             top_k: int = DEFAULT_TOP_K, seed: int = 0, lang: str = "en",
-            board: Board | None = None) -> Analysis:
+            board: Board | None = None,
+            progress: Callable[[int, int], None] | None = None) -> Analysis:
     """Analyse a complete record for ``seat`` (0-based; None: every seat).
+
+    ``progress(done, total)`` is told after each record entry (for a progress bar).
 
     Raises :class:`~rebirth.engine.records.RecordError` for a record that does not replay
     (a redacted one included) and :class:`AnalysisError` for a bad seat or budget.
@@ -370,7 +373,10 @@ def analyse(record: Any, seat: int | None = None, *, worlds: int = DEFAULT_WORLD
     # Per seat, what its last move was expected to be worth (for the luck of the next draw).
     expected: dict[int, Estimate] = {}
     last_seat = -1
+    total = len(record["actions"])
     for i, entry in enumerate(record["actions"]):
+        if progress is not None and i:
+            progress(i, total)
         if "chance" in entry:
             state.apply(str(entry["chance"]))
             owner = last_seat
@@ -421,6 +427,8 @@ def analyse(record: Any, seat: int | None = None, *, worlds: int = DEFAULT_WORLD
         elif after_view.current_player != p:
             expected.pop(p, None)
 
+    if progress is not None:
+        progress(total, total)
     # Explanations for each seat's three costliest moves.
     summaries = []
     dec_list = list(decisions)

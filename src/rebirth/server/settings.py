@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -42,6 +42,8 @@ class Settings(BaseSettings):
     """The page's folder; empty: the ``rebirth/web`` folder shipped in the package."""
     offline_grace: float = 30.0
     """Seconds a seat must have been offline before the others may hand it to a bot."""
+    analysis_worlds: int = Field(default=48, ge=2, le=48)
+    """Sampled deals per decision of a post-game analysis (docs/analysis.md; tests: fewer)."""
     public_url: str = ""
     """The address players reach the server at (``https://rebirth.example.org``); links,
     redirects and notifications are built from it. Empty: from each request's own address."""

@@ -1,7 +1,7 @@
 // The game page: renders what the server sends for this seat (docs/protocol.md).
 import { BoardView, MapModel } from "./board.js";
-import { SEAT_LETTERS, api, chosenLang, h, loadCatalogs, pickLang, render, setLang, t, translateDom, txt } from "./common.js";
-import { announce, cardOf, endScreen, publicMission, rememberGame, turnStatus } from "./kit.js";
+import { SEAT_LETTERS, api, chosenLang, h, loadCatalogs, pickLang, render, scoreChart, setLang, t, translateDom, txt } from "./common.js";
+import { announce, cardOf, endScreen, errorText, publicMission, rememberGame, turnStatus } from "./kit.js";
 import { GameSocket } from "./net.js";
 
 const $ = (id) => document.getElementById(id);
@@ -23,6 +23,7 @@ const S = {
   selected: null, cursor: null, hover: null, preview: null,
   prefs: { confirm: localStorage.getItem("rebirth.confirm") !== "off" },
   boardData: null, model: null, error: "",
+  analysis: { status: "none" },  // after the end: none / running {done, total} / done {data} / failed {why}
 };
 window.rebirthState = S;
 // The token lives only in this closure and the socket: never in the shared state or a URL sent out.
@@ -437,7 +438,100 @@ function renderEnd() {
   if (!over) return;
   el.append(...endScreen({ lang: S.lang, view: v, model: S.model, names: S.names, colours: S.model.colours,
     series: scoreSeries(v.players), xLabel: t(S.lang, "chart.step") }),
-    h("p", {}, h("button", { type: "button", id: "replay-open", class: "primary", onclick: openReplay }, t(S.lang, "replay.open"))));
+    h("p", {}, h("button", { type: "button", id: "replay-open", class: "primary", onclick: openReplay }, t(S.lang, "replay.open")),
+      " ", h("button", { type: "button", id: "analyse", onclick: runAnalysis,
+        disabled: S.analysis.status === "running" || S.analysis.status === "done" }, t(S.lang, "analysis.run"))),
+    analysisSection());
+}
+
+// ------------------------------------------------------------------ analysis
+
+/** Ask the server for the finished game's analysis (issue 17); poll its progress until done. */
+async function runAnalysis() {
+  const url = `/api/games/${encodeURIComponent(S.gameId)}/analysis?lang=${S.lang}`;
+  S.analysis = { status: "running", done: 0, total: 0 };
+  renderEnd();
+  try {
+    let res = await api(url, { token, method: "POST" });
+    while (res.status === "running") {
+      S.analysis = res;
+      const bar = $("analysis-progress");
+      if (bar) {  // only the bar moves: the rest of the end screen (and the focus) stays
+        const pct = res.total ? Math.round((100 * res.done) / res.total) : 0;
+        bar.value = pct;
+        bar.previousElementSibling.textContent = t(S.lang, "analysis.running", { pct });
+      } else renderEnd();
+      await new Promise((r) => setTimeout(r, 500));
+      res = await api(url, { token });
+    }
+    S.analysis = res.status === "done" ? { status: "done", data: res.analysis }
+      : { status: "failed", why: t(S.lang, "analysis.failed") };
+  } catch (err) {
+    S.analysis = { status: "failed", why: errorText(err, S.lang) };
+  }
+  renderEnd();
+  if (S.analysis.status === "done") announce(t(S.lang, "analysis.ready"));
+}
+
+/** Each seat's win chance after each of its decisions, carried over the record's entries. */
+function winSeries(a) {
+  const cur = Array(a.players).fill(100 / a.players);
+  const rows = [[...cur]];
+  for (const d of a.decisions) {
+    cur[d.seat - 1] = d.played.win_pct;
+    rows.push([...cur]);
+  }
+  return rows;
+}
+
+function analysisSection() {
+  const a = S.analysis;
+  if (a.status === "none") return "";
+  const box = h("section", { id: "analysis", class: "analysis", "aria-labelledby": "analysis-h" },
+    h("h3", { id: "analysis-h" }, t(S.lang, "analysis.title")));
+  if (a.status === "running") {
+    const pct = a.total ? Math.round((100 * a.done) / a.total) : 0;
+    box.append(h("p", {}, t(S.lang, "analysis.running", { pct })),
+      h("progress", { id: "analysis-progress", max: 100, value: pct, "aria-label": t(S.lang, "analysis.title") }));
+    return box;
+  }
+  if (a.status === "failed") {
+    box.append(h("p", { role: "alert" }, a.why));
+    return box;
+  }
+  const data = a.data;
+  const n = data.players;
+  const rows = data.summaries.map((s) => h("tr", { "data-seat": s.seat - 1 },
+    h("th", { scope: "row" }, `${SEAT_LETTERS[s.seat - 1]} ${s.name}`),
+    h("td", { class: "accuracy" }, `${s.accuracy.toFixed(1)}`),
+    ...["inaccuracy", "mistake", "blunder"].map((k) => h("td", {}, String(s.labels[k] || 0))),
+    h("td", {}, `${s.luck_win_pct >= 0 ? "+" : ""}${s.luck_win_pct.toFixed(1)} ± ${s.luck_win_se_pct.toFixed(1)}`)));
+  const table = h("table", { class: "breakdown analysis-table" },
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t(S.lang, "analysis.player")),
+      ...["analysis.accuracy", "analysis.inaccuracies", "analysis.mistakes", "analysis.blunders", "analysis.luck"]
+        .map((k) => h("th", { scope: "col" }, t(S.lang, k))))),
+    h("tbody", {}, ...rows));
+  const costly = [];
+  for (const s of data.summaries) {
+    for (const k of s.costliest) {
+      const d = data.decisions[k];
+      costly.push(h("li", { "data-label": d.label },
+        h("strong", {}, `${S.names[d.seat - 1]}: ${t(S.lang, `analysis.label.${d.label}`)}`), " — ",
+        d.explanation ? d.explanation.text : t(S.lang, "analysis.better", { played: d.played.action, best: d.best.action })));
+    }
+  }
+  box.append(h("p", { class: "help" }, t(S.lang, "analysis.help", { worlds: data.worlds })),
+    h("div", { class: "end-grid" }, h("div", {}, table),
+      h("div", { class: "end-chart", id: "win-chart" }, h("h4", {}, t(S.lang, "analysis.chart")),
+        scoreChart(winSeries(data), n, t(S.lang, "analysis.move"), S.model.colours))),
+    h("h4", {}, t(S.lang, "analysis.costliest")), h("ol", { class: "costliest" }, ...costly));
+  return box;
+}
+
+/** The analysis of the record entry ``index`` (0-based), if it was a judged decision. */
+function decisionAt(index) {
+  const a = S.analysis.status === "done" ? S.analysis.data : null;
+  return a ? a.decisions.find((d) => d.index === index) : undefined;
 }
 
 function renderAll() {
@@ -520,10 +614,22 @@ function stepReplay(d) {
   const view = { ...S.view, spaces: f.spaces, castle_holders: [], cathedral_pieces: [], tower_visits: [] };
   const last = new Map();
   for (const e of f.step?.events || []) if (e.kind === "place") last.set(e.seat, e.data.hex);
-  r.board.update(view, { names: S.names, last });
   // The complete record names each step's action: step version v is the record's action v.
   const act = f.step && r.record?.actions?.[f.step.version - 1];
+  // With an analysis: the move's label, and the better move as a ghost tile.
+  const dec = f.step ? decisionAt(f.step.version - 1) : undefined;
+  const better = dec && dec.best.action !== dec.played.action && S.model.byLabel.has(dec.best.action)
+    ? { label: dec.best.action, seat: dec.seat - 1, code: dec.tile } : null;
+  r.board.update(view, { names: S.names, last, ghost: better });
   const head = act ? [h("li", { class: "replay-action" }, `${S.names[act.seat] ?? "—"}: ${act.action}`)] : [];
+  if (dec) {
+    head.push(h("li", { class: `replay-label label-${dec.label}`, "data-label": dec.label },
+      t(S.lang, `analysis.label.${dec.label}`),
+      dec.best.action !== dec.played.action
+        ? ` — ${t(S.lang, "analysis.better", { played: dec.played.action, best: dec.best.action })}` +
+          ` (${t(S.lang, "analysis.loss", { win: dec.loss_win_pct.toFixed(1), margin: dec.loss_margin.toFixed(1) })})`
+        : ""));
+  }
   el.querySelector(".replay-lines").replaceChildren(...head, ...f.lines.map((l) => h("li", {}, l)));
   el.dataset.step = String(r.i);
 }
