@@ -112,7 +112,8 @@ def test_full_castle_tie_asks(api: TestClient) -> None:
     r = api.post("/api/score", json={"position": pos})
     err = r.json()["error"]
     assert r.status_code == 400 and err["code"] == "ask"
-    assert err["ask"][0]["kind"] == "castle" and err["ask"][0]["seats"] == [0, 1]
+    asks = err["details"]["ask"]
+    assert asks[0]["kind"] == "castle" and asks[0]["seats"] == [0, 1]
     pos["castles"] = {"dunrobin": 1}
     r = api.post("/api/score", json={"position": pos})
     assert r.status_code == 200 and r.json()["castles"][0]["holder"] == 1

@@ -10,14 +10,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from rebirth.server import calc, lobby, play, static, table
-from rebirth.server.hub import ERRORS, GameFactory, LobbyError, Registry, SeedFactory, log
+from rebirth.server import calc, data, lobby, play, static, table
+from rebirth.server.errors import ERRORS, ApiError, error_response
+from rebirth.server.hub import GameFactory, Registry, SeedFactory, log
 from rebirth.server.settings import Settings
 from rebirth.server.store import Store
-
-
-def _error(status: int, code: str, text: dict[str, str]) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": text}}, status_code=status)
+from rebirth.server.tables import TableRegistry
 
 
 def create_app(settings: Settings | None = None, *, game_factory: GameFactory | None = None,
@@ -31,6 +29,8 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
         store = Store(settings.resolved_database_url())
         registry = Registry(store, settings, game_factory, seed_factory)
         app.state.registry = registry
+        # The table companion: the same authority-and-registry pattern, on the same store.
+        app.state.tables = TableRegistry(store)
         await registry.load_all()
         try:
             yield
@@ -46,7 +46,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
         # Bodies larger than allowed are refused before they are read.
         length = request.headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > settings.max_message_bytes):
-            response: Response = _error(413, "too_large", ERRORS["too_large"])
+            response: Response = error_response(413, "too_large")
         else:
             response = await call_next(request)
         # Links carry secret tokens (in the fragment); no page may leak its address onwards.
@@ -56,32 +56,34 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
             response.headers.setdefault("Cache-Control", "no-store")
         return response
 
-    @app.exception_handler(LobbyError)
-    async def lobby_error(_request: Request, exc: LobbyError) -> JSONResponse:
-        return _error(exc.status, exc.code, exc.text)
+    @app.exception_handler(ApiError)
+    async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
+        return exc.response()
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(x) for x in first.get("loc", ()))
         why = str(first.get("msg", "invalid"))
-        return _error(400, "bad_message", {"en": f"{ERRORS['bad_message']['en']}: {where}: {why}",
-                                           "de": f"{ERRORS['bad_message']['de']}: {where}: {why}"})
+        return error_response(400, "bad_message", {"en": f"{ERRORS['bad_message']['en']}: {where}: {why}",
+                                                   "de": f"{ERRORS['bad_message']['de']}: {where}: {why}"},
+                              {"field": where, "reason": why})
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        return _error(exc.status_code, code, {"en": str(exc.detail), "de": str(exc.detail)})
+        return error_response(exc.status_code, code, {"en": str(exc.detail), "de": str(exc.detail)})
 
     @app.exception_handler(Exception)
     async def unexpected(_request: Request, exc: Exception) -> JSONResponse:
         # A bug must not show a stack trace (or anything else) to the client.
         log.exception("unexpected error", exc_info=exc)
-        return _error(500, "server_error", ERRORS["server_error"])
+        return error_response(500, "server_error")
 
-    # One router per area: lobby (REST), play (WebSocket), the score calculator, the table
-    # companion, then the pages.
+    # One router per area: lobby (REST), data (maps, catalogs, variants), play (WebSocket), the
+    # score calculator, the table companion, then the pages.
     app.include_router(lobby.router)
+    app.include_router(data.router)
     app.include_router(play.router)
     app.include_router(calc.router)
     app.include_router(table.router)

@@ -14,7 +14,8 @@ from starlette.websockets import WebSocketDisconnect
 
 from rebirth.engine.actions import ActionError
 from rebirth.server.deps import RegistryDep, SettingsDep
-from rebirth.server.hub import Conn, Hub, ServerError, action_code, error_frame
+from rebirth.server.errors import error_frame
+from rebirth.server.hub import Conn, Hub, ServerError, action_code
 from rebirth.server.store import hash_token
 
 router = APIRouter(tags=["play"])

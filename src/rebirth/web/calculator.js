@@ -90,7 +90,7 @@ async function commit(pos, { quiet = false } = {}) {
       // A full tie: keep the entry, ask who holds the castle / placed last (the page cannot know).
       S.pos = pos;
       S.result = null;
-      S.ask = data.error.ask;
+      S.ask = data.error.details.ask;
       showError(quiet ? "" : txt(data.error.message, lang));
     } else {
       showError(data?.error?.message ? txt(data.error.message, lang) : `HTTP ${r.status}`);
