@@ -547,6 +547,14 @@ def _check(game: Game, pos: Position) -> None:
         known([t.id for t in game.tokens], "tower token", "Turmplättchen",
               tuple(v for _, v in pos.tower_tokens))
         known(card_ids, "mission", "Mission", pos.display)
+        from rebirth.engine.game import DISPLAY_SIZE  # local: game imports this module
+
+        if len(pos.display) != DISPLAY_SIZE:
+            raise PositionError(
+                f"position: Ireland shows {DISPLAY_SIZE} public missions on display, this position "
+                f"{len(pos.display)} (S-8)",
+                f"Stellung: in Irland liegen {DISPLAY_SIZE} öffentliche Missionen aus, in dieser "
+                f"Stellung {len(pos.display)} (S-8)")
     elif pos.tower_tokens or pos.display or any(pos.marks) or pos.fulfilled:
         raise PositionError("position: tower tokens, public missions and x2 marks exist only on Ireland",
                             "Stellung: Turmplättchen, öffentliche Missionen und x2-Marker gibt es nur in "

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from rebirth.engine.actions import ActionError
 from rebirth.engine.board import MapError
@@ -35,6 +35,11 @@ class ScoreRequest(BaseModel):
     lang: str = Field(default="en", max_length=16)
     names: list[Annotated[str, Field(min_length=1, max_length=40)]] | None = Field(
         default=None, min_length=2, max_length=4)
+    refresh: StrictBool = False
+    """False (the default): facts the position gives are checked exactly as ``rebirth score``
+    checks them; what it leaves out is derived from the tiles. True (the page after an edit,
+    whose earlier derived facts may be stale): derive them again from the tiles, keeping only
+    tie choices and fulfilled castle missions (:func:`rebirth.scoring.complete`)."""
 
 
 def _text(exc: PositionError | ActionError) -> dict[str, str]:
@@ -54,7 +59,8 @@ async def score(body: ScoreRequest) -> dict[str, Any]:
     lang = body.lang if body.lang in ("en", "de") else "en"
     try:
         # The engine is synchronous; a worker thread keeps the server answering meanwhile.
-        out: dict[str, Any] = await run_in_threadpool(calculate, body.position, body.seat, lang, body.names)
+        out: dict[str, Any] = await run_in_threadpool(
+            lambda: calculate(body.position, body.seat, lang, body.names, refresh=body.refresh))
     except CalcAsk as exc:
         raise ApiError(400, "ask", _text(exc), {"ask": exc.asks}) from None
     except (PositionError, ActionError) as exc:

@@ -45,14 +45,15 @@ class NewTable(BaseModel):
 
 
 class Entry(BaseModel):
-    """``POST /api/tables/{id}/entries``: one entry; ``version`` (optional) guards against
-    two devices entering the same move, ``seat`` (optional, 0-based) against entering a
-    placement for the wrong player (leave it out for an entered outcome)."""
+    """``POST /api/tables/{id}/entries``: one entry. ``version`` (required: the number of entries
+    the device has seen) guards against two devices entering the same move; ``seat`` (0-based,
+    required for a player's entry, left out for an entered outcome) against entering a
+    placement for the wrong player."""
 
     model_config = ConfigDict(extra="forbid")
     entry: str = Field(min_length=1, max_length=64)
     seat: int | None = Field(default=None, ge=0, le=3)
-    version: int | None = Field(default=None, ge=0)
+    version: int = Field(ge=0)
 
 
 class Undo(BaseModel):
@@ -60,7 +61,7 @@ class Undo(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     count: int = Field(default=1, ge=1, le=MAX_UNDO)
-    version: int | None = Field(default=None, ge=0)
+    version: int = Field(ge=0)
 
 
 # ---------------------------------------------------------------------- German set-up errors

@@ -122,11 +122,11 @@ class TableHub:
 
     # ------------------------------------------------------------------ entering
 
-    def _check_version(self, version: int | None) -> None:
-        if version is not None and version != self.version:
+    def _check_version(self, version: int) -> None:
+        if version != self.version:
             raise ApiError(409, "conflict", details={"version": self.version})
 
-    async def enter(self, text: str, seat: int | None, version: int | None) -> None:
+    async def enter(self, text: str, seat: int | None, version: int) -> None:
         """One entry, checked by the engine on a copy, committed, then kept (call under ``lock``).
 
         ``seat`` is the player the entry is for (None: an entered outcome); ``version`` the
@@ -134,6 +134,11 @@ class TableHub:
         self._check_version(version)
         trial = self.state.clone()
         stored_seat = None if trial.is_chance_node() else trial.cur
+        if stored_seat is not None and seat is None:
+            # Without it, a second device's entry would be recorded as the next player's move.
+            raise ApiError(400, "missing_seat", {
+                "en": "an entry for a player needs 'seat' (the player who placed, 0-based)",
+                "de": "eine Eingabe für einen Spieler braucht 'seat' (wer gelegt hat, ab 0)"})
         try:
             events = trial.apply(text.strip(), seat=seat)
         except ActionError as exc:
@@ -153,7 +158,7 @@ class TableHub:
         self.last_entry = stored
         self.last_events = events
 
-    async def undo(self, count: int, version: int | None) -> None:
+    async def undo(self, count: int, version: int) -> None:
         """Take back the last ``count`` entries (call under ``lock``)."""
         self._check_version(version)
         have = self.version
