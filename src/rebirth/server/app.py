@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from rebirth.server import calc, data, lobby, play, static, table
 from rebirth.server.errors import ERRORS, ApiError, error_response
+from rebirth.server.guard import Guard
 from rebirth.server.hub import GameFactory, Registry, SeedFactory, log
 from rebirth.server.settings import Settings
 from rebirth.server.store import Store
@@ -41,20 +42,8 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     app = FastAPI(title="Rebirth", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.settings = settings
 
-    @app.middleware("http")
-    async def headers(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        # Bodies larger than allowed are refused before they are read.
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > settings.max_message_bytes):
-            response: Response = error_response(413, "too_large")
-        else:
-            response = await call_next(request)
-        # Links carry secret tokens (in the fragment); no page may leak its address onwards.
-        response.headers["Referrer-Policy"] = "no-referrer"
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        if request.url.path.startswith("/api/"):
-            response.headers.setdefault("Cache-Control", "no-store")
-        return response
+    # Bounded bodies (counted as they stream), security headers, the WebSocket's Origin check.
+    app.add_middleware(Guard, max_bytes=settings.max_message_bytes)
 
     @app.exception_handler(ApiError)
     async def api_error(_request: Request, exc: ApiError) -> JSONResponse:

@@ -18,6 +18,7 @@ from rebirth.engine.board import MapError
 from rebirth.engine.position import PositionError
 from rebirth.engine.records import RecordError
 from rebirth.scoring import CalcAsk, calculate
+from rebirth.server.data import require_board
 from rebirth.server.deps import SettingsDep
 from rebirth.server.errors import ApiError
 from rebirth.server.static import page
@@ -57,6 +58,10 @@ async def score(body: ScoreRequest) -> dict[str, Any]:
     """Everything the page shows, or 400 with a message (en, de) naming the field or hex; a full
     tie is the code ``ask`` with the choices in ``details.ask``."""
     lang = body.lang if body.lang in ("en", "de") else "en"
+    if isinstance(body.position.get("board"), str):
+        # Only a shipped board's name, never a path: nothing on this machine is opened or
+        # told apart by its existence (a path gets the answer of any unknown name).
+        require_board(body.position["board"])
     try:
         # The engine is synchronous; a worker thread keeps the server answering meanwhile.
         out: dict[str, Any] = await run_in_threadpool(
