@@ -9,6 +9,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from rebirth.engine import records
@@ -152,6 +153,30 @@ def test_entry_without_version_or_seat_is_refused(tmp_path: Path) -> None:
         refused(c.post(f"/api/tables/{gid}/undo", headers=auth, json={"count": 1}))
         assert get(c, gid, auth) == before
         assert post({"entry": "E@G7", "version": 1, "seat": 1}).status_code == 200
+
+
+def test_a_storage_failure_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full or read-only database is a 503 ``server_error`` ("could not save"), not a
+    misleading 409 "someone entered something meanwhile"; nothing changed, and the entry
+    goes in once storage works again."""
+    from sqlalchemy.exc import OperationalError
+
+    from rebirth.server.store import Store
+
+    def full(*_a: Any) -> None:
+        raise OperationalError("INSERT", {}, Exception("database or disk is full"))
+
+    with client(tmp_path) as c:
+        gid, auth = create(c, board="scotland", players=2)
+        assert entry(c, gid, auth, "E@L3").status_code == 200
+        before = get(c, gid, auth)
+        with monkeypatch.context() as mp:
+            mp.setattr(Store, "append_table_entry", full)
+            mp.setattr(Store, "drop_table_entries", full)
+            for r in (entry(c, gid, auth, "E@G7"), undo(c, gid, auth, count=1)):
+                assert r.status_code == 503 and r.json()["error"]["code"] == "server_error", r.text
+        assert get(c, gid, auth) == before
+        assert entry(c, gid, auth, "E@G7").status_code == 200
 
 
 def test_bad_setups(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import secrets
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from rebirth.engine.actions import ActionError
 from rebirth.engine.events import Event
@@ -148,11 +148,14 @@ class TableHub:
         try:
             await asyncio.to_thread(self.registry.store.append_table_entry, self.id, self.version + 1,
                                     stored_seat, stored)
-        except SQLAlchemyError as exc:
+        except IntegrityError as exc:
             # Another writer took this seq (a second server on the same database): forget this
             # copy, the next request reloads the log as stored.
             self.registry.forget(self.id)
             raise ApiError(409, "conflict") from exc
+        except SQLAlchemyError as exc:
+            # Storage itself failed (disk full, read-only): say so; nothing was recorded.
+            raise ApiError(503, "server_error") from exc
         self.state = trial
         self.series.append(trial.score[:])
         self.last_entry = stored
@@ -166,7 +169,10 @@ class TableHub:
             raise ApiError(400, "bad_undo", {
                 "en": f"cannot undo {count} entries: {have} were made",
                 "de": f"{count} Eingaben können nicht zurückgenommen werden: es gibt {have}"})
-        texts = await asyncio.to_thread(self.registry.store.drop_table_entries, self.id, have - count)
+        try:
+            texts = await asyncio.to_thread(self.registry.store.drop_table_entries, self.id, have - count)
+        except SQLAlchemyError as exc:
+            raise ApiError(503, "server_error") from exc  # one transaction: nothing was deleted
         self.replay(texts)
 
 
