@@ -181,7 +181,8 @@ class Guard:
                 break
         data = b"".join(chunks)
         ctype = (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
-        if data and (ctype == "application/json" or ctype.endswith("+json")):
+        # FastAPI decodes a body without a content type as JSON too.
+        if data and (not ctype or ctype == "application/json" or ctype.endswith("+json")):
             try:
                 bounded_loads(data)
             except BadJson as exc:
