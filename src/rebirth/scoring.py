@@ -191,22 +191,27 @@ def _tile_seats(game: Game, pos: Position) -> dict[int, tuple[int, str]]:
     return out
 
 
-def complete(game: Game, pos: Position) -> tuple[Position, list[dict[str, Any]]]:
-    """Fill in what the tiles decide and the page does not ask for: cathedral pieces and tower
+def complete(game: Game, pos: Position, *, refresh: bool = False) -> tuple[Position, list[dict[str, Any]]]:
+    """Fill in what the tiles decide and the position leaves out: cathedral pieces and tower
     visits (exactly the seats next to them, K-1/I-6), the holder of a castle whose majority or
-    farm tiebreak decides it (C-1…C-3), and the public missions met (I-10). A full tie at a castle
-    or on influence in a district depends on history: :class:`CalcAsk` names it and the seats
-    when the position does not say; when it does, the tie is returned as a choice the page
-    shows (``kind``, ``id``, ``seats``, ``chosen``), so that the user can correct it."""
+    farm tiebreak decides it (C-1…C-3), and the public missions met (I-10). What the position
+    does give is kept, so that validation refuses a contradiction exactly as ``rebirth score``
+    does; ``refresh`` (the page after an edit, whose derived facts may be stale) recomputes
+    them from the tiles instead, keeping only tie choices and fulfilled castle missions.
+    A full tie at a castle or on influence in a district depends on history: :class:`CalcAsk`
+    names it and the seats when the position does not say; when it does, the tie is returned
+    as a choice the page shows (``kind``, ``id``, ``seats``, ``chosen``)."""
     b = game.board
     n = game.players
     occ = _tile_seats(game, pos)
     cath = dict(pos.cathedrals)
     for c in b.cathedrals:
-        cath[c.id] = tuple(sorted({occ[h][0] for h in c.spaces if h in occ}))
+        if refresh or c.id not in cath:
+            cath[c.id] = tuple(sorted({occ[h][0] for h in c.spaces if h in occ}))
     visits = dict(pos.tower_visits)
     for tw in b.towers:
-        visits[tw.id] = tuple(sorted({occ[h][0] for h in tw.spaces if h in occ}))
+        if refresh or tw.id not in visits:
+            visits[tw.id] = tuple(sorted({occ[h][0] for h in tw.spaces if h in occ}))
     held = dict(pos.castles)
     asks: list[dict[str, Any]] = []
     choices: list[dict[str, Any]] = []
@@ -220,6 +225,8 @@ def complete(game: Game, pos: Position) -> tuple[Position, list[dict[str, Any]]]
                 farms[q] += code in ("E", "F")
         best = max((adj[q], farms[q]) for q in range(n))
         top = [q for q in range(n) if adj[q] and (adj[q], farms[q]) == best]
+        if not refresh and c.id in held and (len(top) < 2 or held[c.id] not in top):
+            continue  # given: validation checks it against the tiles (C-1…C-3)
         if not top:
             held.pop(c.id, None)
         elif len(top) == 1:
@@ -238,7 +245,7 @@ def complete(game: Game, pos: Position) -> tuple[Position, list[dict[str, Any]]]
             if h in occ and occ[h][1].startswith("S"):
                 infl[occ[h][0]] += int(occ[h][1][1:])
         present = [q for q in range(n) if infl[q]]
-        if last.get(d.id) not in present:
+        if refresh and last.get(d.id) not in present:
             last.pop(d.id, None)
         vals = [infl[q] for q in present]
         if len(set(vals)) < len(vals):
@@ -251,7 +258,7 @@ def complete(game: Game, pos: Position) -> tuple[Position, list[dict[str, Any]]]
     out = replace(pos, cathedrals=tuple((k, v) for k, v in cath.items() if v),
                   tower_visits=tuple((k, v) for k, v in visits.items() if v),
                   castles=tuple(held.items()), district_last=tuple(last.items()))
-    out = _fulfilled(game, out)
+    out = _fulfilled(game, out, refresh=refresh)
     if asks:
         a = asks[0]
         what = (msg("score.ask.castle", id=a["id"], hex=a["hex"]) if a["kind"] == "castle"
@@ -260,9 +267,10 @@ def complete(game: Game, pos: Position) -> tuple[Position, list[dict[str, Any]]]
     return out, choices
 
 
-def _fulfilled(game: Game, pos: Position) -> Position:
+def _fulfilled(game: Game, pos: Position, *, refresh: bool = False) -> Position:
     """Ireland: every seat that meets a public mission on display has fulfilled it (I-10); a
-    castle mission listed as fulfilled stays so (castles can be lost again)."""
+    castle mission listed as fulfilled stays so (castles can be lost again). A mission the
+    position lists is kept as given (validation checks it) unless ``refresh``."""
     by_id = {c.id: i for i, c in enumerate(game.cards)}
     if not game.board.is_ireland or not pos.display or any(m not in by_id for m in pos.display):
         return pos
@@ -274,6 +282,10 @@ def _fulfilled(game: Game, pos: Position) -> Position:
     ful = []
     for mid in pos.display:
         m = by_id[mid]
+        if not refresh and mid in given:
+            if given[mid]:
+                ful.append((mid, tuple(given[mid])))
+            continue
         keep = {q for q in given.get(mid, ()) if isinstance(q, int) and 0 <= q < st.n
                 and st.ccond[m][0] == 1}
         seats = sorted({q for q in range(st.n) if st._meets(m, q)} | keep)
@@ -341,9 +353,11 @@ def heat(game: Game, pos: Position, seat: int, lang: str, names: list[str]) -> l
     return out
 
 
-def calculate(data: Any, seat: int, lang: str, names: list[str] | None = None) -> dict[str, Any]:
+def calculate(data: Any, seat: int, lang: str, names: list[str] | None = None, *,
+              refresh: bool = False) -> dict[str, Any]:
     """Everything the calculator page shows for a (possibly incomplete) Position JSON;
-    ``names`` (one per seat) name the seats in the explanations ("Player n" if not given).
+    ``names`` (one per seat) name the seats in the explanations ("Player n" if not given);
+    ``refresh``: see :func:`complete`.
 
     Raises PositionError (CalcAsk where the page must ask) naming the field or hex."""
     pos = Position.from_json(data)
@@ -351,7 +365,7 @@ def calculate(data: Any, seat: int, lang: str, names: list[str] | None = None) -
         game = Game.create(pos.board, pos.players, pos.variants)
     except (SetupError, MapError) as exc:
         raise PositionError("error.board_variants", exc=exc) from exc
-    pos, choices = complete(game, pos)
+    pos, choices = complete(game, pos, refresh=refresh)
     pos.validate(game)
     if names is None or len(names) != pos.players:
         names = [tr("player", lang, n=q + 1) for q in range(pos.players)]

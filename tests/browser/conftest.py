@@ -53,8 +53,10 @@ def new_context(browser: Browser) -> Iterator[Any]:
     made: list[BrowserContext] = []
 
     def make(**kw: Any) -> BrowserContext:
+        # Playwright's wait_for_function polls its predicate with eval inside the page, which the
+        # server's strict CSP forbids; test_csp.py opens every page without this bypass.
         ctx = browser.new_context(viewport=kw.pop("viewport", {"width": 1280, "height": 860}),
-                                  reduced_motion="reduce", **kw)
+                                  reduced_motion="reduce", bypass_csp=kw.pop("bypass_csp", True), **kw)
         ctx.set_default_timeout(30000)
         made.append(ctx)
         return ctx

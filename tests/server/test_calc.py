@@ -18,8 +18,9 @@ from fastapi.testclient import TestClient
 
 from rebirth.cli.main import main
 from rebirth.engine.game import Game
-from rebirth.engine.position import Position, preview
+from rebirth.engine.position import Position, PositionError, preview
 from rebirth.match import Match
+from rebirth.scoring import from_position_json
 from server.kit import client
 
 CASES = [("scotland", 3, 5), ("ireland", 4, 6), ("scotland", 2, 7), ("ireland", 2, 8)]
@@ -112,7 +113,8 @@ def test_full_castle_tie_asks(api: TestClient) -> None:
     r = api.post("/api/score", json={"position": pos})
     err = r.json()["error"]
     assert r.status_code == 400 and err["code"] == "ask"
-    assert err["ask"][0]["kind"] == "castle" and err["ask"][0]["seats"] == [0, 1]
+    asks = err["details"]["ask"]
+    assert asks[0]["kind"] == "castle" and asks[0]["seats"] == [0, 1]
     pos["castles"] = {"dunrobin": 1}
     r = api.post("/api/score", json={"position": pos})
     assert r.status_code == 200 and r.json()["castles"][0]["holder"] == 1
@@ -204,11 +206,112 @@ def test_public_missions_fulfilled_follow_the_tiles(api: TestClient) -> None:
     off = [s.label for s in game.board.spaces if s.offshore and not s.blocker][:2]
     pos = json.loads(json.dumps(position("ireland", 3, 11, moves=0, secrets=False)))
     pos["tiles"] = [{"hex": h, "seat": 2, "tile": "F"} for h in off]
-    pos["display"] = ["I12", "I09"]
+    pos["display"] = ["I12", "I09", "I01", "I02", "I03", "I04", "I05", "I07"]
     pos["tower_visits"] = {}
     pos["fulfilled"] = {}
     r = api.post("/api/score", json={"position": pos})
     assert r.status_code == 200, r.text
     got = {p["card"]: p["fulfilled"] for p in r.json()["public"]}
-    assert got == {"I12": [2], "I09": []}
+    assert got == {"I12": [2], "I09": [], **{m: [] for m in pos["display"][2:]}}
     assert r.json()["position"]["fulfilled"] == {"I12": [2]}
+
+
+def _contradictions(pos: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Complete positions with one fact changed: a castle's holder, a district's last placer,
+    a cathedral's pieces or a tower's visitors, a fulfilled public mission, the display."""
+    n = pos["players"]
+    for key in ("castles", "district_last"):
+        for k, q in pos[key].items():
+            for other in range(n):
+                if other != q:
+                    yield {**pos, key: {**pos[key], k: other}}
+    for key in ("cathedrals", "tower_visits"):
+        for k, seats in pos[key].items():
+            yield {**pos, key: {**pos[key], k: seats[1:]}}
+            yield {**pos, key: {**pos[key], k: sorted(set(seats) ^ set(range(n)))}}
+    for m in pos.get("fulfilled", {}):
+        yield {**pos, "fulfilled": {**pos["fulfilled"], m: []}}
+    if pos["board"] == "ireland":
+        yield {**pos, "display": pos["display"][:7]}
+        yield {**pos, "display": []}
+
+
+@pytest.mark.parametrize(("board", "n", "seed"), CASES)
+def test_refuses_exactly_what_rebirth_score_refuses(api: TestClient, board: str, n: int, seed: int) -> None:
+    """Issue 14 item 7: a contradictory castle holder (C-1…C-3), last placer (T-3), cathedral
+    pieces (K-1), tower visits (I-6), fulfilled mission (I-10) or a display of 7 or 0 public
+    missions (S-8): the endpoint answers 400 with the message ``rebirth score`` prints, and
+    accepts what it accepts."""
+    refused = 0
+    for p in _contradictions(position(board, n, seed)):
+        try:
+            from_position_json(p, "en")
+            want = None
+        except PositionError as exc:
+            want = exc.text
+        r = api.post("/api/score", json={"position": p})
+        if want is None:
+            assert r.status_code == 200, r.text
+        else:
+            refused += 1
+            assert r.status_code == 400, (p, r.text)
+            assert r.json()["error"]["message"] == want
+    assert refused >= 3
+    if board == "ireland":  # S-8: eight public missions lie on display, not 7 or 0
+        shown: list[str]
+        for shown in (position(board, n, seed)["display"][:7], []):
+            r = api.post("/api/score", json={"position": {**position(board, n, seed), "display": shown}})
+            assert r.status_code == 400 and "(S-8)" in r.json()["error"]["message"]["en"], r.text
+
+
+def test_refresh_derives_stale_facts_again(api: TestClient) -> None:
+    """The page after an edit (``refresh``): a castle holder the tiles no longer support is
+    derived again (C-2); without ``refresh`` the same position is refused as ``rebirth score``
+    refuses it."""
+    pos = {"format": "rebirth-position", "version": 1, "board": "scotland", "players": 3,
+           "tiles": [{"hex": "J8", "seat": 1, "tile": "F"}, {"hex": "I9", "seat": 0, "tile": "F"},
+                     {"hex": "J7", "seat": 0, "tile": "F"}], "castles": {"dunrobin": 1}}
+    r = api.post("/api/score", json={"position": pos})
+    assert r.status_code == 400 and "C-2" in r.json()["error"]["message"]["en"], r.text
+    r = api.post("/api/score", json={"position": pos, "refresh": True})
+    assert r.status_code == 200, r.text
+    assert r.json()["position"]["castles"] == {"dunrobin": 0}
+
+
+IRELAND_DISPLAY = ["I09", "I01", "I03", "I04", "I05", "I06", "I07", "I08"]
+
+
+def _ireland(tiles: list[dict[str, Any]], fulfilled: dict[str, list[int]] | None) -> dict[str, Any]:
+    game = Game.create("ireland", 3)
+    pos: dict[str, Any] = {
+        "format": "rebirth-position", "version": 1, "board": "ireland", "players": 3, "tiles": tiles,
+        "tower_tokens": dict(zip([t.id for t in game.board.towers], [t.id for t in game.tokens],
+                                 strict=False)),
+        "display": IRELAND_DISPLAY}
+    if fulfilled is not None:
+        pos["fulfilled"] = fulfilled
+    return pos
+
+
+def test_heat_pays_a_castle_mission_once(api: TestClient) -> None:
+    """I-10 (each player at most once per mission), I09 (2 castles at once, a condition that can
+    be lost again): Player 1 holds Bunratty, Player 2 took Blarney from them. A tiles-only
+    position cannot say that Player 1 fulfilled I09 before, and the heat map pays it for
+    retaking a second castle (Ross, via C18); with ``fulfilled`` it does not pay it twice."""
+    tiles = [{"hex": "E15", "seat": 0, "tile": "E"}, {"hex": "E18", "seat": 1, "tile": "E"},
+             {"hex": "F18", "seat": 1, "tile": "E"}]
+
+    def at_c18(fulfilled: dict[str, list[int]] | None) -> dict[str, Any]:
+        r = api.post("/api/score", json={"position": _ireland(tiles, fulfilled), "seat": 0})
+        assert r.status_code == 200, r.text
+        cells = r.json()["heat"]["cells"]
+        cell: dict[str, Any] = next(c for c in cells if c["hex"] == "C18" and c["tile"] == "E")
+        return cell
+
+    unknown = at_c18(None)
+    assert any("I09" in w for w in unknown["why"]) and unknown["points"][0] == 7
+    told = at_c18({"I09": [0]})
+    assert not any("I09" in w for w in told["why"]) and told["points"][0] == 1
+    # Only a castle mission can be listed without being met now; any other is refused (I-10).
+    r = api.post("/api/score", json={"position": _ireland(tiles, {"I01": [0]})})
+    assert r.status_code == 400 and "I-10" in r.json()["error"]["message"]["en"], r.text

@@ -9,6 +9,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from rebirth.engine import records
@@ -34,7 +35,18 @@ def get(c: TestClient, gid: str, auth: dict[str, str]) -> dict[str, Any]:
 
 
 def entry(c: TestClient, gid: str, auth: dict[str, str], text: str, **kw: Any) -> Any:
+    """Enter ``text`` as the page does: with the version seen and, for a player's entry, the
+    seat to move (unless ``kw`` says otherwise)."""
+    s = get(c, gid, auth)
+    kw.setdefault("version", s["version"])
+    if s["asked"] is None:
+        kw.setdefault("seat", s["seat"])
     return c.post(f"/api/tables/{gid}/entries", headers=auth, json={"entry": text, **kw})
+
+
+def undo(c: TestClient, gid: str, auth: dict[str, str], **kw: Any) -> Any:
+    kw.setdefault("version", get(c, gid, auth)["version"])
+    return c.post(f"/api/tables/{gid}/undo", headers=auth, json=kw)
 
 
 def refused(r: Any, status: int = 400) -> dict[str, str]:
@@ -120,6 +132,53 @@ def test_bad_entries_change_nothing(tmp_path: Path) -> None:
         assert placed >= 5
 
 
+def test_entry_without_version_or_seat_is_refused(tmp_path: Path) -> None:
+    """Two devices at one table: an entry must say which version it saw and which seat placed
+    (P-5: one tile per turn), else a second device's entry would become the next player's move.
+    Refused with a clear 400 and nothing recorded; an entered outcome needs no seat."""
+    with client(tmp_path) as c:
+        gid, auth = create(c, board="scotland", players=2)
+        assert entry(c, gid, auth, "E@L3").status_code == 200
+        before = get(c, gid, auth)
+
+        def post(body: dict[str, Any]) -> Any:
+            return c.post(f"/api/tables/{gid}/entries", headers=auth, json=body)
+
+        refused(post({"entry": "E@G7"}))
+        refused(post({"entry": "E@G7", "seat": 1}))
+        msg = refused(post({"entry": "E@G7", "version": 1}))
+        assert "'seat'" in msg["en"] and "'seat'" in msg["de"]
+        # The second device saw version 0: it may not record its (same) move again.
+        refused(post({"entry": "E@G7", "version": 0, "seat": 0}), 409)
+        refused(c.post(f"/api/tables/{gid}/undo", headers=auth, json={"count": 1}))
+        assert get(c, gid, auth) == before
+        assert post({"entry": "E@G7", "version": 1, "seat": 1}).status_code == 200
+
+
+def test_a_storage_failure_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full or read-only database is a 503 ``server_error`` ("could not save"), not a
+    misleading 409 "someone entered something meanwhile"; nothing changed, and the entry
+    goes in once storage works again."""
+    from sqlalchemy.exc import OperationalError
+
+    from rebirth.server.store import Store
+
+    def full(*_a: Any) -> None:
+        raise OperationalError("INSERT", {}, Exception("database or disk is full"))
+
+    with client(tmp_path) as c:
+        gid, auth = create(c, board="scotland", players=2)
+        assert entry(c, gid, auth, "E@L3").status_code == 200
+        before = get(c, gid, auth)
+        with monkeypatch.context() as mp:
+            mp.setattr(Store, "append_table_entry", full)
+            mp.setattr(Store, "drop_table_entries", full)
+            for r in (entry(c, gid, auth, "E@G7"), undo(c, gid, auth, count=1)):
+                assert r.status_code == 503 and r.json()["error"]["code"] == "server_error", r.text
+        assert get(c, gid, auth) == before
+        assert entry(c, gid, auth, "E@G7").status_code == 200
+
+
 def test_bad_setups(tmp_path: Path) -> None:
     with client(tmp_path) as c:
         for body in ({"board": "atlantis"}, {"players": 5}, {"players": 2, "start_player": 2},
@@ -146,9 +205,9 @@ def test_undo_restart_and_export_replays(tmp_path: Path) -> None:
             r = entry(c, gid, auth, e.get("action") or e["chance"])
             assert r.status_code == 200, (e, r.text)
         before = get(c, gid, auth)
-        r = c.post(f"/api/tables/{gid}/undo", headers=auth, json={"count": 3})
+        r = undo(c, gid, auth, count=3)
         assert r.status_code == 200 and r.json()["version"] == half - 3
-        refused(c.post(f"/api/tables/{gid}/undo", headers=auth, json={"count": 1000}))
+        refused(undo(c, gid, auth, count=1000))
         refused(c.post(f"/api/tables/{gid}/undo", headers=auth, json={"count": 1, "version": 1}), 409)
         for e in flat[half - 3:half]:
             assert entry(c, gid, auth, e.get("action") or e["chance"]).status_code == 200
@@ -202,10 +261,13 @@ def test_fuzz_never_500(tmp_path: Path) -> None:
                     + legal["discards"] + legal["marks"]
                 if not opts:
                     break
-                body = {"entry": rng.choice(opts)}
+                body = {"entry": rng.choice(opts), "version": s["version"]}
+                if s["asked"] is None:
+                    body["seat"] = s["seat"]
             elif kind == 4:
                 r = c.post(f"/api/tables/{gid}/undo", headers=auth,
-                           json=rng.choice([{"count": rng.randrange(-2, 5)}, {}, {"count": "x"}, []]))
+                           json=rng.choice([{"count": rng.randrange(-2, 5)}, {}, {"count": "x"}, [],
+                                            {"count": rng.randrange(-2, 5), "version": rng.randrange(0, 9)}]))
                 assert r.status_code < 500, r.text
                 continue
             else:

@@ -502,6 +502,10 @@ def _check(game: Game, pos: Position) -> None:
         known([t.id for t in game.tokens], msg("error.tower_token"),
               tuple(v for _, v in pos.tower_tokens))
         known(card_ids, msg("error.mission"), pos.display)
+        from rebirth.engine.game import DISPLAY_SIZE  # local: game imports this module
+
+        if len(pos.display) != DISPLAY_SIZE:
+            raise PositionError("error.position.display_size", size=DISPLAY_SIZE, n=len(pos.display))
     elif pos.tower_tokens or pos.display or any(pos.marks) or pos.fulfilled:
         raise PositionError("error.tower_tokens_public_missions_x2")
     known(list(pos.display), msg("error.public_mission_display"),

@@ -21,7 +21,8 @@ from fastapi import APIRouter, Header, Query, Request, Response
 from rebirth.analysis import DEFAULT_WORLDS
 from rebirth.engine.messages import text
 from rebirth.server.deps import RegistryDep, SettingsDep
-from rebirth.server.hub import Hub, LobbyError, log
+from rebirth.server.errors import ApiError
+from rebirth.server.hub import Hub, log
 
 router = APIRouter(prefix="/api", tags=["analysis"])
 
@@ -106,19 +107,19 @@ def _analyse(record: dict[str, Any], lang: str, worlds: int,
 async def _finished_game(game_id: str, registry: RegistryDep, authorization: str | None) -> Hub:
     """The game of a valid link of it, once it is over (401/403/404/409 otherwise)."""
     if len(game_id) > 64:
-        raise LobbyError(404, "unknown_game")
+        raise ApiError(404, "unknown_game")
     hub = await registry.get(game_id)
     if hub is None:
-        raise LobbyError(404, "unknown_game")
+        raise ApiError(404, "unknown_game")
     if not authorization or not authorization.startswith("Bearer ") or len(authorization) > 200:
-        raise LobbyError(401, "bad_token")
+        raise ApiError(401, "bad_token")
     tok = await asyncio.to_thread(registry.store.token, authorization[len("Bearer "):].strip())
     if tok is None or tok.game != game_id:
-        raise LobbyError(403, "bad_token")
+        raise ApiError(403, "bad_token")
     if tok.revoked:
-        raise LobbyError(403, "revoked")
+        raise ApiError(403, "revoked")
     if not hub.match.state.is_terminal():
-        raise LobbyError(409, "not_over", NOT_OVER)
+        raise ApiError(409, "not_over", NOT_OVER)
     return hub
 
 

@@ -13,18 +13,17 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from rebirth.server import analysis, calc, health, lobby, play, static, table
-from rebirth.server.hub import ERRORS, GameFactory, LobbyError, Registry, SeedFactory, log
+from rebirth.server import analysis, calc, data, health, lobby, play, static, table
+from rebirth.server.errors import ERRORS, ApiError, error_response
+from rebirth.server.guard import Guard
+from rebirth.server.hub import GameFactory, Registry, SeedFactory, log
 from rebirth.server.metrics import Metrics
 from rebirth.server.settings import Settings
 from rebirth.server.store import Store
+from rebirth.server.tables import TableRegistry
 
 access = logging.getLogger("rebirth.access")
 """One JSON line per HTTP request (method, path, route template, status, ms, client)."""
-
-
-def _error(status: int, code: str, text: dict[str, str]) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": text}}, status_code=status)
 
 
 def create_app(settings: Settings | None = None, *, game_factory: GameFactory | None = None,
@@ -38,6 +37,8 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
         store = Store(settings.resolved_database_url())
         registry = Registry(store, settings, game_factory, seed_factory, metrics)
         app.state.registry = registry
+        # The table companion: the same authority-and-registry pattern, on the same store.
+        app.state.tables = TableRegistry(store)
         await registry.load_all()
         try:
             yield
@@ -50,6 +51,10 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     metrics = Metrics()
     app.state.metrics = metrics
 
+    # Bounded bodies (counted as they stream), security headers, the WebSocket's Origin check.
+    app.add_middleware(Guard, max_bytes=settings.max_message_bytes)
+
+    # Added last, so outermost: every request is logged and counted, those the guard refuses too.
     @app.middleware("http")
     async def access_log(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         # One structured line per request. Only the path is logged, never the query, the
@@ -73,48 +78,36 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
                 "route": template, "status": status, "ms": round(seconds * 1000, 2),
                 "client": request.client.host if request.client else None}))
 
-    @app.middleware("http")
-    async def headers(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        # Bodies larger than allowed are refused before they are read.
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > settings.max_message_bytes):
-            response: Response = _error(413, "too_large", ERRORS["too_large"])
-        else:
-            response = await call_next(request)
-        # Links carry secret tokens (in the fragment); no page may leak its address onwards.
-        response.headers["Referrer-Policy"] = "no-referrer"
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        if request.url.path.startswith("/api/"):
-            response.headers.setdefault("Cache-Control", "no-store")
-        return response
 
-    @app.exception_handler(LobbyError)
-    async def lobby_error(_request: Request, exc: LobbyError) -> JSONResponse:
-        return _error(exc.status, exc.code, exc.text)
+    @app.exception_handler(ApiError)
+    async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
+        return exc.response()
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(x) for x in first.get("loc", ()))
         why = str(first.get("msg", "invalid"))
-        return _error(400, "bad_message", {"en": f"{ERRORS['bad_message']['en']}: {where}: {why}",
-                                           "de": f"{ERRORS['bad_message']['de']}: {where}: {why}"})
+        return error_response(400, "bad_message", {"en": f"{ERRORS['bad_message']['en']}: {where}: {why}",
+                                                   "de": f"{ERRORS['bad_message']['de']}: {where}: {why}"},
+                              {"field": where, "reason": why})
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        return _error(exc.status_code, code, {"en": str(exc.detail), "de": str(exc.detail)})
+        return error_response(exc.status_code, code, {"en": str(exc.detail), "de": str(exc.detail)})
 
     @app.exception_handler(Exception)
     async def unexpected(_request: Request, exc: Exception) -> JSONResponse:
         # A bug must not show a stack trace (or anything else) to the client.
         log.exception("unexpected error", exc_info=exc)
-        return _error(500, "server_error", ERRORS["server_error"])
+        return error_response(500, "server_error")
 
-    # One router per area: lobby (REST), play (WebSocket), the score calculator, the table
-    # companion, then the pages.
+    # One router per area: health, lobby (REST), data (maps, catalogs, variants), play
+    # (WebSocket), the score calculator, the table companion, the analysis, then the pages.
     app.include_router(health.router)
     app.include_router(lobby.router)
+    app.include_router(data.router)
     app.include_router(play.router)
     app.include_router(calc.router)
     app.include_router(table.router)

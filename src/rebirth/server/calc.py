@@ -6,64 +6,70 @@ and the answer is computed by :func:`rebirth.scoring.calculate`, the code ``rebi
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from rebirth.engine.actions import ActionError
 from rebirth.engine.board import MapError
 from rebirth.engine.position import PositionError
 from rebirth.engine.records import RecordError
 from rebirth.scoring import CalcAsk, calculate
+from rebirth.server.data import require_board
 from rebirth.server.deps import SettingsDep
-from rebirth.server.static import _page
+from rebirth.server.errors import ApiError
+from rebirth.server.static import page
 
 router = APIRouter(tags=["calculator"])
 
 
-def _bad(code: str, en: str, de: str, **extra: Any) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": {"en": en, "de": de}, **extra}},
-                        status_code=400)
+class ScoreRequest(BaseModel):
+    """``POST /api/score``: a Position JSON (docs/positions.md), the seat whose heat map is wanted,
+    the language of the explanations and, optionally, one short name per seat."""
+
+    model_config = ConfigDict(extra="ignore")
+    position: dict[str, Any]
+    seat: StrictInt = Field(default=0, ge=0, le=3)
+    lang: str = Field(default="en", max_length=16)
+    names: list[Annotated[str, Field(min_length=1, max_length=40)]] | None = Field(
+        default=None, min_length=2, max_length=4)
+    refresh: StrictBool = False
+    """False (the default): facts the position gives are checked exactly as ``rebirth score``
+    checks them; what it leaves out is derived from the tiles. True (the page after an edit,
+    whose earlier derived facts may be stale): derive them again from the tiles, keeping only
+    tie choices and fulfilled castle missions (:func:`rebirth.scoring.complete`)."""
+
+
+def _text(exc: PositionError | ActionError) -> dict[str, str]:
+    return exc.texts()
 
 
 @router.get("/calculator", include_in_schema=False)
 async def calculator_page(settings: SettingsDep) -> FileResponse:
     """The calculator page (the position lives in the link's fragment, never sent here)."""
-    return _page(settings, "calculator.html")
+    return page(settings, "calculator.html")
 
 
 @router.post("/api/score")
-async def score(request: Request) -> JSONResponse:
-    """Body ``{"position": <Position JSON>, "seat": 0, "lang": "en", "names": [...]}`` → everything
-    the page shows, or 400 with a message (en, de) naming the field or hex; a full tie adds ``ask``."""
-    try:
-        body = await request.json()
-    except ValueError:
-        return _bad("bad_json", "the request is not valid JSON", "die Anfrage ist kein gültiges JSON")
-    if not isinstance(body, dict) or "position" not in body:
-        return _bad("bad_message", "expected an object with 'position' (and 'seat', 'lang')",
-                    "erwartet ein Objekt mit 'position' (und 'seat', 'lang')")
-    seat = body.get("seat", 0)
-    lang = body.get("lang", "en")
-    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 3:
-        return _bad("bad_seat", f"'seat': {seat!r} is not a seat 0..3",
-                    f"'seat': {seat!r} ist kein Sitz 0..3")
-    if lang not in ("en", "de"):
-        lang = "en"
-    names = body.get("names")
-    if names is not None and not (isinstance(names, list) and 2 <= len(names) <= 4
-                                  and all(isinstance(x, str) and 0 < len(x) <= 40 for x in names)):
-        return _bad("bad_names", "'names': one short name (1–40 characters) per seat",
-                    "'names': je Sitz ein kurzer Name (1–40 Zeichen)")
+async def score(body: ScoreRequest) -> dict[str, Any]:
+    """Everything the page shows, or 400 with a message (en, de) naming the field or hex; a full
+    tie is the code ``ask`` with the choices in ``details.ask``."""
+    lang = body.lang if body.lang in ("en", "de") else "en"
+    if isinstance(body.position.get("board"), str):
+        # Only a shipped board's name, never a path: nothing on this machine is opened or
+        # told apart by its existence (a path gets the answer of any unknown name).
+        require_board(body.position["board"])
     try:
         # The engine is synchronous; a worker thread keeps the server answering meanwhile.
-        out = await run_in_threadpool(calculate, body["position"], seat, lang, names)
+        out: dict[str, Any] = await run_in_threadpool(
+            lambda: calculate(body.position, body.seat, lang, body.names, refresh=body.refresh))
     except CalcAsk as exc:
-        return _bad("ask", exc.text("en"), exc.text("de"), ask=exc.asks)
+        raise ApiError(400, "ask", _text(exc), {"ask": exc.asks}) from None
     except (PositionError, ActionError) as exc:
-        return _bad("bad_position", exc.text("en"), exc.text("de"))
+        raise ApiError(400, "bad_position", _text(exc)) from None
     except (RecordError, MapError) as exc:
-        return _bad("bad_position", str(exc), str(exc))
-    return JSONResponse(out)
+        raise ApiError(400, "bad_position", {"en": str(exc), "de": str(exc)}) from None
+    return out

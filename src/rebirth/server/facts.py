@@ -13,7 +13,7 @@ from typing import Any
 from rebirth.engine.board import builtin_board
 from rebirth.engine.game import DISPLAY_SIZE, Game
 from rebirth.engine.tiles import NEUTRAL, TILE_CODES
-from rebirth.server.table import COLOURS
+from rebirth.server.tables import COLOURS
 
 PLAYER_COUNTS = (2, 3, 4)
 

@@ -29,6 +29,7 @@ from rebirth.engine.game import Game, Setup
 from rebirth.engine.records import Seat
 from rebirth.engine.replay import LogEntry, ReplayError, logged
 from rebirth.match import HUMAN, Match, NotYourTurnError, bot_seed, restore
+from rebirth.server.errors import ApiError, error_frame
 from rebirth.server.metrics import Metrics
 from rebirth.server.settings import Settings
 from rebirth.server.store import GameRow, Step, Store, TokenRow, hash_token
@@ -53,33 +54,6 @@ def default_game_factory(board: str, players: int, variants: list[str]) -> Game:
 
 class ServerError(Exception):
     """A step could not be stored: it was undone (the game was rebuilt from the log)."""
-
-
-ERRORS: dict[str, dict[str, str]] = {
-    "bad_message": {"en": "this message is not understood", "de": "diese Nachricht ist unverständlich"},
-    "bad_token": {"en": "this link is not valid for this game",
-                  "de": "dieser Link gilt nicht für diese Partie"},
-    "revoked": {"en": "this link was revoked; ask for a new one",
-                "de": "dieser Link wurde zurückgezogen; bitte um einen neuen"},
-    "unknown_game": {"en": "there is no such game", "de": "diese Partie gibt es nicht"},
-    "not_your_turn": {"en": "it is not your turn", "de": "du bist nicht am Zug"},
-    "too_large": {"en": "the message is too large", "de": "die Nachricht ist zu groß"},
-    "hello_first": {"en": "send hello with your link's token first",
-                    "de": "sende zuerst hello mit dem Token deines Links"},
-    "server_error": {"en": "the server could not save this move; please try again",
-                     "de": "der Server konnte diesen Zug nicht speichern; bitte erneut versuchen"},
-    "forbidden": {"en": "this link may not do that", "de": "dieser Link darf das nicht"},
-    "still_online": {"en": "that seat is still online or left only a moment ago",
-                     "de": "dieser Platz ist noch online oder erst gerade gegangen"},
-    "not_human": {"en": "that seat is already played by a bot",
-                  "de": "dieser Platz wird schon von einem Bot gespielt"},
-    "unknown_seat": {"en": "there is no such seat", "de": "diesen Platz gibt es nicht"},
-}
-
-
-def error_frame(code: str, version: int | None, text: dict[str, str] | None = None) -> dict[str, Any]:
-    """The ``error`` message of the protocol."""
-    return {"type": "error", "code": code, "message": dict(text or ERRORS[code]), "version": version}
 
 
 def action_code(exc: ActionError) -> str:
@@ -378,9 +352,9 @@ class Hub:
         async with self.lock:
             m = self.match
             if m.seats[seat].kind != HUMAN:
-                raise LobbyError(409, "not_human")
+                raise ApiError(409, "not_human")
             if self.online()[seat] or time.monotonic() - self.offline_since[seat] < grace:
-                raise LobbyError(409, "still_online")
+                raise ApiError(409, "still_online")
             await asyncio.to_thread(self.store.set_kind, self.id, seat, HANDOVER_BOT)
             m.seats[seat] = Seat(m.seats[seat].name, HANDOVER_BOT)
             m.bots[seat] = make_bot(HANDOVER_BOT, self.game, seat, bot_seed(None, seat))
@@ -397,16 +371,6 @@ class Hub:
 def view_version(view: Any) -> int:
     """The version a view belongs to: the length of its history."""
     return len(view.history)
-
-
-class LobbyError(Exception):
-    """A refused REST request: HTTP status and protocol error code."""
-
-    def __init__(self, status: int, code: str, text: dict[str, str] | None = None) -> None:
-        super().__init__(code)
-        self.status = status
-        self.code = code
-        self.text = dict(text or ERRORS.get(code) or {"en": code, "de": code})
 
 
 class Registry:

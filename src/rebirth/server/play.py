@@ -6,7 +6,6 @@ Every refusal is an ``error`` message; the connection stays open and nothing cha
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 from fastapi import APIRouter, WebSocket
@@ -14,7 +13,9 @@ from starlette.websockets import WebSocketDisconnect
 
 from rebirth.engine.actions import ActionError
 from rebirth.server.deps import RegistryDep, SettingsDep
-from rebirth.server.hub import Conn, Hub, ServerError, action_code, error_frame
+from rebirth.server.errors import error_frame
+from rebirth.server.guard import BadJson, bounded_loads
+from rebirth.server.hub import Conn, Hub, ServerError, action_code
 from rebirth.server.store import hash_token
 
 router = APIRouter(tags=["play"])
@@ -51,9 +52,12 @@ async def game_socket(ws: WebSocket, game_id: str, registry: RegistryDep, settin
                 await conn.send(error_frame("too_large", version))
                 continue
             try:
-                obj = json.loads(raw)
-            except (json.JSONDecodeError, RecursionError):
-                obj = None
+                # Bounded: a 5,000-digit integer, a lone surrogate or deep nesting is a clear
+                # error frame, never an exception that ends the connection.
+                obj = bounded_loads(raw)
+            except BadJson as exc:
+                await conn.send(error_frame("bad_message", version, exc.text(), {"reason": exc.reason}))
+                continue
             if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
                 await conn.send(error_frame("bad_message", version))
                 continue

@@ -9,7 +9,7 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from rebirth.server.deps import SettingsDep
-from rebirth.server.hub import LobbyError
+from rebirth.server.errors import ApiError
 from rebirth.server.settings import Settings
 
 WEB = Path(__file__).resolve().parent.parent / "web"
@@ -23,10 +23,11 @@ def web_dir(settings: Settings) -> Path:
     return Path(settings.web_dir) if settings.web_dir else WEB
 
 
-def _page(settings: Settings, name: str) -> FileResponse:
+def page(settings: Settings, name: str) -> FileResponse:
+    """One of the shipped HTML pages (404 ``no_page`` when it is not installed)."""
     path = web_dir(settings) / name
     if not path.is_file():
-        raise LobbyError(404, "no_page", {"en": f"the page {name} is not installed",
+        raise ApiError(404, "no_page", {"en": f"the page {name} is not installed",
                                           "de": f"die Seite {name} ist nicht installiert"})
     # The page holds no secret itself, but links carry tokens in the fragment: no-store keeps
     # shared machines from offering an old game from the cache.
@@ -36,13 +37,13 @@ def _page(settings: Settings, name: str) -> FileResponse:
 @router.get("/", include_in_schema=False)
 async def index(settings: SettingsDep) -> FileResponse:
     """The lobby page."""
-    return _page(settings, "index.html")
+    return page(settings, "index.html")
 
 
 @router.get("/game/{game_id}", include_in_schema=False)
 async def game_page(game_id: str, settings: SettingsDep) -> FileResponse:
     """The game page (the token is in the link's fragment, never sent here)."""
-    return _page(settings, "game.html")
+    return page(settings, "game.html")
 
 
 def static_files(settings: Settings) -> StaticFiles:

@@ -41,7 +41,9 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     create_engine,
+    delete,
     event,
+    func,
     insert,
     inspect,
     select,
@@ -97,6 +99,33 @@ actions = Table(
     UniqueConstraint("game", "seq", name="uq_actions_game_seq"),
 )
 
+# The table companion (docs/table.md): a physical game recorded entry by entry. An undo deletes
+# the last entries, so the log holds exactly the entries that count.
+table_games = Table(
+    "table_games", metadata,
+    Column("id", String(32), primary_key=True),
+    Column("token_hash", String(64), nullable=False, unique=True),  # SHA-256 of the secret token
+    Column("board", String(64), nullable=False),
+    Column("players", Integer, nullable=False),
+    Column("variants", Text, nullable=False),  # JSON list
+    Column("names", Text, nullable=False),  # JSON list
+    Column("colours", Text, nullable=False),  # JSON list of #rrggbb
+    Column("setup", Text, nullable=False),  # JSON: start_player, display, tower_tokens
+    Column("lang", String(8), nullable=False),
+    Column("created", Float, nullable=False),
+)
+
+table_entries = Table(
+    "table_entries", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("game", String(32), ForeignKey("table_games.id"), nullable=False),
+    Column("seq", Integer, nullable=False),  # 1, 2, ... (the version this entry produced)
+    Column("seat", Integer, nullable=True),  # None: an entered outcome
+    Column("text", String(64), nullable=False),
+    Column("created", Float, nullable=False),
+    UniqueConstraint("game", "seq", name="uq_table_entries_game_seq"),
+)
+
 
 def hash_token(token: str) -> str:
     """The stored form of a secret token."""
@@ -139,6 +168,20 @@ class Step:
     seq: int
     seat: int | None
     text: str
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """One table-companion game as stored (its header; the entries are read separately)."""
+
+    id: str
+    board: str
+    players: int
+    variants: list[str]
+    names: list[str]
+    colours: list[str]
+    setup: dict[str, Any]
+    lang: str
 
 
 class Store:
@@ -253,6 +296,58 @@ class Store:
             rows = c.execute(select(actions.c.seq, actions.c.seat, actions.c.text)
                              .where(actions.c.game == game_id).order_by(actions.c.seq)).all()
         return [Step(r.seq, r.seat, r.text) for r in rows]
+
+    # ------------------------------------------------------------------ the table companion
+
+    def create_table(self, row: TableRow, token_hash: str) -> None:
+        """Store a new table game with the hash of its secret token."""
+        with self.tx() as c:
+            c.execute(insert(table_games).values(
+                id=row.id, token_hash=token_hash, board=row.board, players=row.players,
+                variants=json.dumps(row.variants), names=json.dumps(row.names),
+                colours=json.dumps(row.colours), setup=json.dumps(row.setup), lang=row.lang,
+                created=time.time()))
+
+    def table(self, table_id: str) -> tuple[TableRow, list[Step]] | None:
+        """A table game and its entries in order (None: unknown)."""
+        with self.engine.connect() as c:
+            g = c.execute(select(table_games).where(table_games.c.id == table_id)).first()
+            if g is None:
+                return None
+            entries = _table_entries(c, table_id)
+        return TableRow(g.id, g.board, g.players, json.loads(g.variants), json.loads(g.names),
+                        json.loads(g.colours), json.loads(g.setup), g.lang), entries
+
+    def table_of_token(self, token: str) -> str | None:
+        """The id of the table game ``token`` opens (None: unknown)."""
+        with self.engine.connect() as c:
+            row = c.execute(select(table_games.c.id).where(
+                table_games.c.token_hash == hash_token(token))).first()
+        return None if row is None else str(row.id)
+
+    def append_table_entry(self, table_id: str, seq: int, seat: int | None, text: str) -> None:
+        """One entry; ``UNIQUE(game, seq)`` makes a second writer of the same seq fail."""
+        with self.tx() as c:
+            c.execute(insert(table_entries).values(game=table_id, seq=seq, seat=seat, text=text,
+                                                   created=time.time()))
+
+    def drop_table_entries(self, table_id: str, keep: int) -> list[Step]:
+        """Delete every entry after the first ``keep`` (one transaction); the entries left."""
+        with self.tx() as c:
+            c.execute(delete(table_entries).where(table_entries.c.game == table_id,
+                                                  table_entries.c.seq > keep))
+            left = c.execute(select(func.count()).select_from(table_entries).where(
+                table_entries.c.game == table_id)).scalar_one()
+            if left != keep:
+                raise RuntimeError(f"table {table_id}: {left} entries left, expected {keep}")
+            return _table_entries(c, table_id)
+
+
+def _table_entries(c: Connection, table_id: str) -> list[Step]:
+    """A table game's entries in order (seat None: an entered outcome)."""
+    return [Step(r.seq, r.seat, r.text) for r in c.execute(
+        select(table_entries.c.seq, table_entries.c.seat, table_entries.c.text)
+        .where(table_entries.c.game == table_id).order_by(table_entries.c.seq))]
 
 
 def _sqlite_setup(engine: Engine) -> None:

@@ -27,6 +27,8 @@ function emptyPosition(board, players) {
     // Which token lies on which tower only matters for the bonus a visit takes: default in file order.
     const towers = b.map.structures.filter((s) => s.kind === "tower");
     towers.forEach((tw, i) => { pos.tower_tokens[tw.id] = b.tokens.tokens[i % b.tokens.tokens.length].id; });
+    // S-8: eight public missions lie on display; default: the first eight cards.
+    pos.display = (b.missions?.cards || []).slice(0, 8).map((c) => c.id);
   }
   return pos;
 }
@@ -75,7 +77,7 @@ async function commit(pos, { quiet = false } = {}) {
   const mine = S.seq = (S.seq || 0) + 1;
   try {
     const r = await fetch("/api/score", { method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ position: pos, seat: Math.min(S.seat, pos.players - 1), lang,
+      body: JSON.stringify({ position: pos, seat: Math.min(S.seat, pos.players - 1), lang, refresh: true,
         names: Array.from({ length: pos.players }, (_, q) => `${t(lang, `calc.colour${q}`)} (${SEAT_LETTERS[q]})`) }) });
     const data = await r.json().catch(() => ({}));
     // A later edit was sent meanwhile: its answer, not this older one, decides what is shown.
@@ -89,7 +91,7 @@ async function commit(pos, { quiet = false } = {}) {
       // A full tie: keep the entry, ask who holds the castle / placed last (the page cannot know).
       S.pos = pos;
       S.result = null;
-      S.ask = data.error.ask;
+      S.ask = data.error.details.ask;
       showError(quiet ? "" : txt(data.error.message, lang));
     } else {
       showError(data?.error?.message ? txt(data.error.message, lang) : `HTTP ${r.status}`);

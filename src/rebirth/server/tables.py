@@ -1,0 +1,237 @@
+"""The table companion's authority on the server: one :class:`TableHub` per table game (its
+engine state and a lock), and the :class:`TableRegistry` of all of them, made in the app's
+lifespan like the online game's :class:`~rebirth.server.hub.Registry` (docs/table.md).
+
+Order of every accepted entry, as for the online game: the engine checks it on a copy, the
+store commits it (off the event loop), and only then does the copy become the game. A restart
+rebuilds a table game by re-entering its stored entries (the engine checks each).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+
+from rebirth.engine.actions import ActionError
+from rebirth.engine.events import Event
+from rebirth.engine.records import Seat, table_record
+from rebirth.engine.replay import ReplayedStep, logged, replay_log
+from rebirth.engine.table import TableState, apply_table_chance, new_table_game
+from rebirth.engine.tiles import TILE_CODES
+from rebirth.server.errors import ApiError
+from rebirth.server.store import Step, Store, TableRow, hash_token
+
+MAX_UNDO = 50
+"""The most entries one undo takes back (a whole game is re-entered otherwise)."""
+
+COLOURS = ("#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#F0E442", "#D55E00", "#0072B2", "#999999")
+"""Colours a seat may take (Okabe–Ito); the defaults are the browser game's."""
+
+MAX_ID = 64
+"""Longer ids are unknown without a database look-up."""
+
+
+def fresh_state(row: TableRow) -> TableState:
+    """The state of a table game before any entry (raises the engine's set-up errors)."""
+    s = row.setup
+    return new_table_game(row.board, row.players, start_player=s["start_player"], variants=row.variants,
+                          display=s.get("display", []), tower_tokens=s.get("tower_tokens"))
+
+
+def _legal(st: TableState) -> dict[str, Any]:
+    """What may be entered now: per hex the tiles (placements), discards, marks, outcomes."""
+    out: dict[str, Any] = {"hexes": {}, "discards": [], "marks": [], "outcomes": []}
+    if st.is_terminal():
+        return out
+    if st.is_chance_node():
+        out["outcomes"] = [st.action_text(o) for o, _ in st.chance_outcomes()]
+        return out
+    for aid in st.legal_action_ids():
+        text = st.action_text(aid)
+        if text.startswith("discard "):
+            out["discards"].append(text)
+        elif text.startswith("mark "):
+            out["marks"].append(text)
+        else:
+            tile, hexl = text.split("@", 1)
+            out["hexes"].setdefault(hexl, []).append(tile)
+    return out
+
+
+@dataclass(eq=False)
+class TableHub:
+    """One table game on the server: its stored header and the engine state of its entries."""
+
+    registry: TableRegistry
+    row: TableRow
+    state: TableState
+    last_entry: str | None = None
+    last_events: list[Event] = field(default_factory=list)
+    series: list[list[int]] = field(default_factory=list)
+    """The scores after each entry (the end screen's chart)."""
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @property
+    def id(self) -> str:
+        return self.row.id
+
+    @property
+    def version(self) -> int:
+        """The number of entries that count."""
+        return len(self.state.entries)
+
+    def replay(self, stored: list[Step]) -> None:
+        """Re-enter the stored entries from the start (load, undo) by the engine's one replay;
+        keeps the scores after each entry and the last entry's events."""
+        st = fresh_state(self.row)
+        log = [logged(e.seat, e.text) for e in stored]
+        events: list[Event] = []
+        self.series = []
+
+        def keep(step: ReplayedStep) -> None:
+            nonlocal events
+            events = step.events
+            self.series.append(st.score[:])
+
+        self.state = replay_log(st, log, on_step=keep, apply_chance=apply_table_chance)
+        self.last_entry = log[-1].text if log else None
+        self.last_events = events
+
+    # ------------------------------------------------------------------ reading
+
+    def answer(self) -> dict[str, Any]:
+        """The game now: view, scores, what may be entered, the last entry's events."""
+        st = self.state
+        r = self.row
+        n = r.players
+        asked = {"en": st.asked("en"), "de": st.asked("de")} if st.is_chance_node() else None
+        return {
+            "table": r.id, "board": r.board, "players": n, "names": r.names, "colours": r.colours,
+            "variants": r.variants, "lang": r.lang, "version": self.version, "over": st.is_terminal(),
+            "current_player": st.current_player if not st.is_chance_node() else None,
+            "seat": st.cur, "asked": asked, "legal": _legal(st),
+            "remaining": [dict(zip(TILE_CODES, st.remaining(q), strict=True)) for q in range(n)],
+            "supply_left": [st.supply_left(q) for q in range(n)],
+            "last": {"entry": self.last_entry, "events": [e.to_json(None) for e in self.last_events]},
+            "entries": st.history_json(),
+            "series": self.series if st.is_terminal() else [],
+            "view": st.view(None).to_json(),
+        }
+
+    def record(self) -> dict[str, Any]:
+        """The table record (``"table": true``; replays with ``rebirth replay``)."""
+        return table_record(self.state, [Seat(name=nm, kind="human") for nm in self.row.names])
+
+    # ------------------------------------------------------------------ entering
+
+    def _check_version(self, version: int) -> None:
+        if version != self.version:
+            raise ApiError(409, "conflict", details={"version": self.version})
+
+    async def enter(self, text: str, seat: int | None, version: int) -> None:
+        """One entry, checked by the engine on a copy, committed, then kept (call under ``lock``).
+
+        ``seat`` is the player the entry is for (None: an entered outcome); ``version`` the
+        number of entries the device has seen."""
+        self._check_version(version)
+        trial = self.state.clone()
+        stored_seat = None if trial.is_chance_node() else trial.cur
+        if stored_seat is not None and seat is None:
+            # Without it, a second device's entry would be recorded as the next player's move.
+            raise ApiError(400, "missing_seat", {
+                "en": "an entry for a player needs 'seat' (the player who placed, 0-based)",
+                "de": "eine Eingabe für einen Spieler braucht 'seat' (wer gelegt hat, ab 0)"})
+        try:
+            events = trial.apply(text.strip(), seat=seat)
+        except ActionError as exc:
+            raise ApiError(400, "illegal_entry", exc.texts()) from None
+        canon = trial.history_json()[-1]
+        stored = str(canon.get("chance") or canon["action"])
+        try:
+            await asyncio.to_thread(self.registry.store.append_table_entry, self.id, self.version + 1,
+                                    stored_seat, stored)
+        except IntegrityError as exc:
+            # Another writer took this seq (a second server on the same database): forget this
+            # copy, the next request reloads the log as stored.
+            self.registry.forget(self.id)
+            raise ApiError(409, "conflict") from exc
+        except SQLAlchemyError as exc:
+            # Storage itself failed (disk full, read-only): say so; nothing was recorded.
+            raise ApiError(503, "server_error") from exc
+        self.state = trial
+        self.series.append(trial.score[:])
+        self.last_entry = stored
+        self.last_events = events
+
+    async def undo(self, count: int, version: int) -> None:
+        """Take back the last ``count`` entries (call under ``lock``)."""
+        self._check_version(version)
+        have = self.version
+        if count > have:
+            raise ApiError(400, "bad_undo", {
+                "en": f"cannot undo {count} entries: {have} were made",
+                "de": f"{count} Eingaben können nicht zurückgenommen werden: es gibt {have}"})
+        try:
+            left = await asyncio.to_thread(self.registry.store.drop_table_entries, self.id, have - count)
+        except SQLAlchemyError as exc:
+            raise ApiError(503, "server_error") from exc  # one transaction: nothing was deleted
+        self.replay(left)
+
+
+class TableRegistry:
+    """All table games of this server, loaded from the store on demand."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.hubs: dict[str, TableHub] = {}
+        self._load_lock = asyncio.Lock()
+
+    def _load(self, table_id: str) -> TableHub | None:
+        got = self.store.table(table_id)
+        if got is None:
+            return None
+        row, entries = got
+        hub = TableHub(self, row, fresh_state(row))
+        hub.replay(entries)
+        return hub
+
+    def forget(self, table_id: str) -> None:
+        """Drop the in-memory copy (it is loaded again from the store on the next request)."""
+        self.hubs.pop(table_id, None)
+
+    async def get(self, table_id: str) -> TableHub:
+        """The table game's hub (404 ``unknown_game`` when there is none)."""
+        if len(table_id) > MAX_ID:
+            raise ApiError(404, "unknown_game")
+        hub = self.hubs.get(table_id)
+        if hub is not None:
+            return hub
+        async with self._load_lock:
+            hub = self.hubs.get(table_id)
+            if hub is None:
+                hub = await asyncio.to_thread(self._load, table_id)
+                if hub is None:
+                    raise ApiError(404, "unknown_game")
+                self.hubs[table_id] = hub
+            return hub
+
+    async def authed(self, table_id: str, token: str) -> TableHub:
+        """The hub of ``table_id`` when ``token`` is its secret token (404 / 403 otherwise)."""
+        hub = await self.get(table_id)
+        if await asyncio.to_thread(self.store.table_of_token, token) != table_id:
+            raise ApiError(403, "bad_token")
+        return hub
+
+    async def create(self, header: TableRow) -> tuple[TableHub, str]:
+        """Store a new table game (its set-up already checked; ``header.id`` is replaced by a
+        fresh one); returns its hub and its secret token (shown once; only its hash is stored)."""
+        token = secrets.token_urlsafe(24)
+        row = replace(header, id=secrets.token_urlsafe(9))
+        await asyncio.to_thread(self.store.create_table, row, hash_token(token))
+        hub = TableHub(self, row, fresh_state(row))
+        self.hubs[row.id] = hub
+        return hub, token

@@ -1,0 +1,253 @@
+"""Security and robustness of the server (issue 15 item 6 and 7): a board is only ever a shipped
+board's name; bodies are bounded as they stream (a 64 MiB chunked body is refused after the limit
+and memory comes back); deep nesting, 5,000-digit integers and lone surrogates get a clear error
+(the WebSocket stays open, no traceback); every answer carries a strict Content-Security-Policy,
+cannot be framed and is not sniffed; a WebSocket from a foreign ``Origin`` is refused."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import select
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from server.kit import client, hello, new_game, ping, token
+
+WEB = Path(__file__).resolve().parents[2] / "src" / "rebirth" / "web"
+MAPS = Path(__file__).resolve().parents[2] / "src" / "rebirth" / "data" / "maps"
+
+_opened: list[str] = []
+_watch = [False]
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if _watch[0] and event == "open" and args and isinstance(args[0], (str, bytes, os.PathLike)):
+        _opened.append(os.fsdecode(args[0]))
+
+
+sys.addaudithook(_audit)  # audit hooks cannot be removed: it records only while _watch is set
+
+
+@pytest.fixture(scope="module")
+def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    with client(tmp_path_factory.mktemp("sec"), web_dir=str(WEB)) as c:
+        yield c
+
+
+def _position(board: str) -> dict[str, Any]:
+    return {"format": "rebirth-position", "version": 1, "board": board, "players": 2}
+
+
+@pytest.mark.parametrize("board", ["/etc/passwd", "/etc/no-such-file", str(MAPS / "scotland.json"),
+                                   "src/rebirth/data/maps/scotland.json", "../../../etc/passwd",
+                                   "..", "scotland/../ireland"])
+def test_a_board_path_is_an_unknown_board_and_opens_nothing(api: TestClient, board: str) -> None:
+    """``/api/score`` with a path as board (absolute, relative, ``..``; existing or not, even the
+    shipped map file itself) answers exactly what an unknown name gets, and opens no file."""
+    unknown = api.post("/api/score", json={"position": _position("atlantis")})
+    _opened.clear()
+    _watch[0] = True
+    try:
+        r = api.post("/api/score", json={"position": _position(board)})
+    finally:
+        _watch[0] = False
+    assert r.status_code == unknown.status_code == 400
+    assert r.json()["error"]["code"] == unknown.json()["error"]["code"] == "bad_board"
+    assert r.json()["error"]["message"] == {"en": f"unknown board {board[:40]!r}",
+                                            "de": f"unbekannter Spielplan {board[:40]!r}"}
+    assert not [p for p in _opened if "passwd" in p or p.endswith(board) or "no-such" in p], _opened
+    # The same text/plain body (a cross-site form can send one) is refused before anything runs.
+    r = api.post("/api/score", content=b'{"position": {"board": "/etc/passwd"}}',
+                 headers={"Content-Type": "text/plain"})
+    assert r.status_code == 400 and "passwd" not in r.text
+
+
+@pytest.mark.parametrize("body", [
+    b"[" * 4000 + b"]" * 4000,
+    b'{"position": ' + b'{"a": ' * 200 + b"1" + b"}" * 200 + b"}",
+    b'{"position": {"board": "scotland"}, "seat": ' + b"9" * 5000 + b"}",
+    b'{"position": {"board": "\\ud800"}}',
+])
+def test_hostile_json_bodies_get_a_clear_400(api: TestClient, body: bytes,
+                                             caplog: pytest.LogCaptureFixture) -> None:
+    """Deep nesting, a 5,000-digit integer, a lone surrogate: 400 ``bad_message`` naming why,
+    never a 500 or a traceback in the log."""
+    for headers in ({"Content-Type": "application/json"}, {"Content-Type": ""}):
+        with caplog.at_level(logging.WARNING):
+            r = api.post("/api/score", content=body, headers=headers)
+        assert r.status_code == 400, r.text
+        err = r.json()["error"]
+        assert err["code"] == "bad_message" and err["details"]["reason"] in ("depth", "integer", "string")
+        assert err["message"]["en"] != err["message"]["de"]
+    assert not [rec for rec in caplog.records if rec.exc_info], caplog.text
+
+
+def test_hostile_websocket_frames_keep_the_connection(api: TestClient,
+                                                      caplog: pytest.LogCaptureFixture) -> None:
+    """The four kinds of issue 15 (a 5,000-digit ``since``, ``version`` or top-level integer, a
+    lone surrogate escape) and deep nesting: each an ``error`` frame, the socket stays open
+    (``ping`` answers, ``hello`` then works), nothing is logged as an exception."""
+    res = new_game(api, players=2, seats=[{"kind": "human"}, {"kind": "human"}])
+    tok = token(res["links"]["seats"][0]["url"])
+    big = "9" * 5000
+    frames = [f'{{"type": "hello", "token": "{tok}", "since": {big}}}',
+              f'{{"type": "act", "action": "E@A1", "version": {big}}}',
+              big,
+              '{"type": "hello", "token": "\\ud800", "since": -1}',
+              "[" * 3000 + "]" * 3000]
+    with caplog.at_level(logging.WARNING), api.websocket_connect(f"/ws/games/{res['game']}") as ws:
+        for f in frames:
+            ws.send_text(f)
+            msg = ws.receive_json()
+            assert msg["type"] == "error" and msg["code"] == "bad_message", (f[:40], msg)
+            assert msg["details"]["reason"] in ("integer", "string", "depth")
+            ping(ws)
+        assert hello(ws, tok)["seat"] == 0
+    assert not [rec for rec in caplog.records if rec.exc_info], caplog.text
+
+
+PAGES = ["/", "/calculator", "/table", "/table/x", "/game/x", "/static/game.js", "/static/style.css",
+         "/api/variants", "/api/games/nosuch", "/nowhere"]
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_answer_has_the_security_headers(api: TestClient, path: str) -> None:
+    """A strict CSP (scripts only from this server, no inline script), no framing
+    (``frame-ancestors 'none'``, ``X-Frame-Options``), ``nosniff``; on pages and errors alike."""
+    r = api.get(path)
+    csp = r.headers["content-security-policy"]
+    rules = {d.split()[0]: d.split()[1:] for d in (x.strip() for x in csp.split(";")) if d}
+    assert rules["script-src"] == ["'self'"] and rules["frame-ancestors"] == ["'none'"]
+    assert rules["default-src"] == ["'self'"] and rules["object-src"] == ["'none'"]
+    assert r.headers["x-frame-options"] == "DENY"
+    assert r.headers["x-content-type-options"] == "nosniff"
+
+
+def test_pages_have_no_inline_script() -> None:
+    """What the CSP forbids, the shipped pages do not use: every script is a module file, no
+    ``on…=`` handler attribute, no ``javascript:`` link."""
+    for page in WEB.glob("*.html"):
+        html = page.read_text("utf-8")
+        for tag in re.findall(r"<script\b[^>]*>", html):
+            assert 'src="/static/' in tag, (page.name, tag)
+        assert not re.search(r"<script\b[^>]*>\s*\S", html.replace("</script>", "")) or all(
+            re.fullmatch(r"<script\b[^>]*src=[^>]*>", t) for t in re.findall(r"<script\b[^>]*>", html))
+        assert not re.search(r"\son[a-z]+\s*=", html), page.name
+        assert "javascript:" not in html, page.name
+
+
+def test_a_foreign_origin_websocket_is_refused(api: TestClient) -> None:
+    """A page of another site cannot open a game socket (cross-site WebSocket hijacking); the
+    server's own pages (same host) and non-browser clients (no ``Origin``) can."""
+    res = new_game(api, players=2, seats=[{"kind": "human"}, {"kind": "human"}])
+    url = f"/ws/games/{res['game']}"
+    for origin in ("http://evil.example", "null", "http://testserver.evil.example", "file://"):
+        with pytest.raises(WebSocketDisconnect) as info, \
+                api.websocket_connect(url, headers={"origin": origin}) as ws:
+            ws.receive_json()
+        assert info.value.code == 1008
+    for headers in ({"origin": "http://testserver"}, {}):
+        with api.websocket_connect(url, headers=headers) as ws:
+            ping(ws)
+
+
+# ---------------------------------------------------------------------- a real server
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+def _chunked_post(port: int, total: int) -> bytes:
+    """POST /api/score with a chunked body of ``total`` bytes; returns the answer's first bytes.
+    It keeps sending until the server answers (then stops: a refusal need not be read whole)."""
+    chunk = b"a" * 65536
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(b"POST /api/score HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                  b"Transfer-Encoding: chunked\r\n\r\n")
+        head = b'{"position": {"pad": "'
+        s.sendall(b"%x\r\n%s\r\n" % (len(head), head))
+        sent = len(head)
+        try:
+            while sent < total:
+                if select.select([s], [], [], 0)[0]:
+                    break
+                part = chunk[:total - sent]
+                s.sendall(b"%x\r\n%s\r\n" % (len(part), part))
+                sent += len(part)
+            else:
+                tail = b'"}}'
+                s.sendall(b"%x\r\n%s\r\n0\r\n\r\n" % (len(tail), tail))
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        got = b""
+        try:
+            while b"\r\n\r\n" not in got or got.endswith(b"\r\n\r\n"):
+                more = s.recv(4096)
+                if not more:
+                    break
+                got += more
+        except ConnectionResetError:
+            pass
+        return got
+
+
+def test_a_64_mib_chunked_body_is_refused_and_memory_comes_back(tmp_path: Path) -> None:
+    """No Content-Length (chunked): the size is counted as the body streams; past the limit the
+    answer is a clear 413 and the rest is never read, so six 64 MiB bodies leave the server's
+    memory where it was; the server then still answers."""
+    port = _free_port()
+    env = {**os.environ, "REBIRTH_BOT_DELAY": "0"}
+    proc = subprocess.Popen([sys.executable, "-m", "rebirth.cli.main", "serve", "--port", str(port),
+                             "--db", str(tmp_path / "s.db")], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/api/variants", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.1)
+        assert _chunked_post(port, 100).startswith(b"HTTP/1.1 400")  # small: parsed, refused
+        before = _rss_kb(proc.pid)
+        for _ in range(6):
+            answer = _chunked_post(port, 64 << 20)
+            assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+            assert b'"too_large"' in answer
+        time.sleep(0.5)
+        grown = _rss_kb(proc.pid) - before
+        assert grown < 16 * 1024, f"server memory grew by {grown} KB"
+        assert httpx.get(f"http://127.0.0.1:{port}/api/variants", timeout=5).status_code == 200
+    finally:
+        proc.terminate()
+        try:
+            out, _ = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, _ = proc.communicate()
+    assert "Traceback" not in out, out[-2000:]
