@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from typing import Any
+from urllib.parse import urljoin
 
 from browser.kit import LiveServer, new_game, open_page
 
@@ -32,8 +33,9 @@ def test_pages_work_under_the_csp(live_server: LiveServer, new_context: Any) -> 
     for url in urls:
         ctx = new_context(bypass_csp=False)
         ctx.add_init_script(RECORD)
-        page = open_page(ctx, live_server.url + url)
-        if url.startswith("/game/"):
+        # The lobby's links are absolute (built from the request's address); the rest are paths.
+        page = open_page(ctx, urljoin(live_server.url, url))
+        if "/game/" in url:
             assert _until(page, "() => typeof window.rebirthState?.version === 'number' "
                                 "&& window.rebirthState.version >= 0"), url
         assert page.evaluate("() => window.__csp") == [], url

@@ -248,7 +248,7 @@ def test_refuses_exactly_what_rebirth_score_refuses(api: TestClient, board: str,
             from_position_json(p, "en")
             want = None
         except PositionError as exc:
-            want = exc.text
+            want = exc.texts()
         r = api.post("/api/score", json={"position": p})
         if want is None:
             assert r.status_code == 200, r.text
