@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from rebirth.server import analysis, calc, data, health, lobby, play, static, table
-from rebirth.server.errors import ERRORS, ApiError, error_response
+from rebirth.server.errors import ApiError, error_response, texts
 from rebirth.server.guard import Guard
 from rebirth.server.hub import GameFactory, Registry, SeedFactory, log
 from rebirth.server.metrics import Metrics
@@ -88,8 +88,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
         first = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(x) for x in first.get("loc", ()))
         why = str(first.get("msg", "invalid"))
-        return error_response(400, "bad_message", {"en": f"{ERRORS['bad_message']['en']}: {where}: {why}",
-                                                   "de": f"{ERRORS['bad_message']['de']}: {where}: {why}"},
+        return error_response(400, "bad_message", texts("server.bad_field", field=where, why=why),
                               {"field": where, "reason": why})
 
     @app.exception_handler(StarletteHTTPException)

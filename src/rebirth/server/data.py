@@ -14,7 +14,7 @@ from fastapi import APIRouter
 
 from rebirth.engine.game import IRELAND_VARIANTS, SCOTLAND_VARIANTS, VARIANTS
 from rebirth.match import HUMAN
-from rebirth.server.errors import ApiError
+from rebirth.server.errors import ApiError, texts
 from rebirth.server.facts import board_facts
 
 router = APIRouter(prefix="/api", tags=["data"])
@@ -39,8 +39,7 @@ def require_board(board: Any, status: int = 400, code: str = "bad_board") -> str
     """``board`` when it names a shipped map; otherwise an :class:`ApiError` (no file is opened)."""
     if not isinstance(board, str) or board not in data_names("maps"):
         shown = board if isinstance(board, str) else str(board)
-        raise ApiError(status, code, {"en": f"unknown board {shown[:40]!r}",
-                                      "de": f"unbekannter Spielplan {shown[:40]!r}"})
+        raise ApiError(status, code, texts("server.unknown_board", board=repr(shown[:40])))
     return board
 
 
@@ -61,8 +60,7 @@ async def board_data(board: str) -> dict[str, Any]:
 async def catalog(lang: str) -> dict[str, Any]:
     """The engine's catalog and the page's strings of ``lang`` (both in data/i18n)."""
     if lang not in LANGS:
-        raise ApiError(404, "unknown_lang", {"en": f"no language {lang!r} (en, de)",
-                                             "de": f"keine Sprache {lang!r} (en, de)"})
+        raise ApiError(404, "unknown_lang", texts("server.unknown_lang", lang=repr(lang[:20])))
     # One folder holds every catalog (docs/messages.md): the page's strings are data/i18n/page.
     return {"lang": lang, "events": data_json("i18n", lang), "page": data_json("i18n/page", lang)}
 

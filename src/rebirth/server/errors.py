@@ -12,28 +12,23 @@ from typing import Any
 
 from fastapi.responses import JSONResponse
 
-ERRORS: dict[str, dict[str, str]] = {
-    "bad_message": {"en": "this message is not understood", "de": "diese Nachricht ist unverständlich"},
-    "bad_token": {"en": "this link is not valid for this game",
-                  "de": "dieser Link gilt nicht für diese Partie"},
-    "revoked": {"en": "this link was revoked; ask for a new one",
-                "de": "dieser Link wurde zurückgezogen; bitte um einen neuen"},
-    "unknown_game": {"en": "there is no such game", "de": "diese Partie gibt es nicht"},
-    "not_your_turn": {"en": "it is not your turn", "de": "du bist nicht am Zug"},
-    "too_large": {"en": "the message is too large", "de": "die Nachricht ist zu groß"},
-    "hello_first": {"en": "send hello with your link's token first",
-                    "de": "sende zuerst hello mit dem Token deines Links"},
-    "server_error": {"en": "the server could not save this move; please try again",
-                     "de": "der Server konnte diesen Zug nicht speichern; bitte erneut versuchen"},
-    "forbidden": {"en": "this link may not do that", "de": "dieser Link darf das nicht"},
-    "still_online": {"en": "that seat is still online or left only a moment ago",
-                     "de": "dieser Platz ist noch online oder erst gerade gegangen"},
-    "not_human": {"en": "that seat is already played by a bot",
-                  "de": "dieser Platz wird schon von einem Bot gespielt"},
-    "unknown_seat": {"en": "there is no such seat", "de": "diesen Platz gibt es nicht"},
-    "conflict": {"en": "someone entered something meanwhile: the page was refreshed, check and retry",
-                 "de": "inzwischen wurde etwas eingegeben: die Seite wurde aktualisiert, prüfen und erneut"},
-}
+from rebirth.engine.messages import text
+
+LANGS = ("en", "de")
+"""The languages every error message is given in."""
+
+CODES = ("bad_message", "bad_token", "revoked", "unknown_game", "not_your_turn", "too_large",
+         "hello_first", "server_error", "forbidden", "still_online", "not_human", "unknown_seat",
+         "conflict")
+"""The protocol's error codes with a fixed text (catalog key ``server.<code>``)."""
+
+
+def texts(key: str, **args: Any) -> dict[str, str]:
+    """The catalog message ``key`` with ``args`` in every language (data/i18n, docs/messages.md)."""
+    return {lang: text(key, lang, **args) for lang in LANGS}
+
+
+ERRORS: dict[str, dict[str, str]] = {code: texts(f"server.{code}") for code in CODES}
 """The fixed texts of the protocol's error codes (codes with variable text pass their own)."""
 
 

@@ -16,7 +16,8 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from rebirth.server.errors import ERRORS, error_object
+from rebirth.engine.messages import text
+from rebirth.server.errors import ERRORS, LANGS, error_object, texts
 
 MAX_DEPTH = 32
 """The deepest nesting of arrays/objects accepted (the protocol needs 4)."""
@@ -27,15 +28,8 @@ _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _BRACKET = re.compile(r"[\[\]{}]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
-_REASONS: dict[str, tuple[str, str]] = {
-    "encoding": ("not UTF-8", "kein UTF-8"),
-    "syntax": ("not valid JSON", "kein gültiges JSON"),
-    "depth": (f"nested deeper than {MAX_DEPTH} levels", f"tiefer als {MAX_DEPTH} Ebenen verschachtelt"),
-    "integer": (f"an integer longer than {MAX_INT_DIGITS} digits",
-                f"eine Ganzzahl mit mehr als {MAX_INT_DIGITS} Ziffern"),
-    "string": ("a string with a lone surrogate (not Unicode text)",
-               "eine Zeichenkette mit einem einzelnen Surrogat (kein Unicode-Text)"),
-}
+_REASONS = ("encoding", "syntax", "depth", "integer", "string")
+"""Why bounded decoding refused a message (catalog keys ``server.reason.<reason>``)."""
 
 
 class BadJson(ValueError):
@@ -47,8 +41,9 @@ class BadJson(ValueError):
 
     def text(self) -> dict[str, str]:
         """``bad_message``'s text with the reason (en, de)."""
-        en, de = _REASONS[self.reason]
-        return {"en": f"{ERRORS['bad_message']['en']}: {en}", "de": f"{ERRORS['bad_message']['de']}: {de}"}
+        reason = texts(f"server.reason.{self.reason}", depth=MAX_DEPTH, digits=MAX_INT_DIGITS)
+        return {lang: text("server.with_reason", lang, error=ERRORS["bad_message"][lang],
+                           reason=reason[lang]) for lang in LANGS}
 
 
 def _int(literal: str) -> int:

@@ -15,11 +15,12 @@ from sqlalchemy.exc import SQLAlchemyError
 from rebirth.bots.base import BotError
 from rebirth.engine.board import MapError
 from rebirth.engine.game import SetupError
+from rebirth.engine.messages import UserError
 from rebirth.match import HUMAN
 from rebirth.server.addresses import base_url, is_loopback_host
 from rebirth.server.data import require_board
 from rebirth.server.deps import BearerToken, RegistryDep, SettingsDep
-from rebirth.server.errors import ApiError
+from rebirth.server.errors import ApiError, texts
 from rebirth.server.hub import Hub
 from rebirth.server.store import TokenRow, hash_token
 
@@ -81,9 +82,7 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
     require_board(body.board)
     specs = list(body.seats) or [SeatSpec(kind="human")] + [SeatSpec(kind="normal")] * (body.players - 1)
     if len(specs) != body.players:
-        raise ApiError(400, "bad_seats", {
-            "en": f"{body.players} players need {body.players} seats, got {len(specs)}",
-            "de": f"{body.players} Spieler brauchen {body.players} Plätze, nicht {len(specs)}"})
+        raise ApiError(400, "bad_seats", texts("server.bad_seats", players=body.players, n=len(specs)))
     kinds: list[str] = [s.kind for s in specs]
     names = [(s.name or "").strip()
              or (f"Player {i + 1}" if s.kind == HUMAN else f"{s.kind.capitalize()} {i + 1}")
@@ -92,7 +91,8 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
         hub, toks = await registry.create(body.board, kinds, names, list(body.variants), body.lang,
                                           body.hotseat)
     except (SetupError, MapError, BotError, ValueError) as exc:
-        raise ApiError(400, "bad_game", {"en": str(exc), "de": str(exc)}) from exc
+        raise ApiError(400, "bad_game", exc.texts() if isinstance(exc, UserError)
+                       else {"en": str(exc), "de": str(exc)}) from exc
     except SQLAlchemyError as exc:
         raise ApiError(503, "server_error") from exc
     gid = hub.id

@@ -9,7 +9,7 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from rebirth.server.deps import SettingsDep
-from rebirth.server.errors import ApiError
+from rebirth.server.errors import ApiError, texts
 from rebirth.server.settings import Settings
 
 WEB = Path(__file__).resolve().parent.parent / "web"
@@ -27,8 +27,7 @@ def page(settings: Settings, name: str) -> FileResponse:
     """One of the shipped HTML pages (404 ``no_page`` when it is not installed)."""
     path = web_dir(settings) / name
     if not path.is_file():
-        raise ApiError(404, "no_page", {"en": f"the page {name} is not installed",
-                                          "de": f"die Seite {name} ist nicht installiert"})
+        raise ApiError(404, "no_page", texts("server.page_missing", name=name))
     # The page holds no secret itself, but links carry tokens in the fragment: no-store keeps
     # shared machines from offering an old game from the cache.
     return FileResponse(path, media_type="text/html", headers={"Cache-Control": "no-store"})

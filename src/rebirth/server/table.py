@@ -18,7 +18,7 @@ from rebirth.engine.game import SetupError
 from rebirth.engine.messages import UserError
 from rebirth.server.data import require_board
 from rebirth.server.deps import BearerToken, SettingsDep, TablesDep
-from rebirth.server.errors import ApiError
+from rebirth.server.errors import ApiError, texts
 from rebirth.server.static import page
 from rebirth.server.store import TableRow
 from rebirth.server.tables import COLOURS, MAX_UNDO, TableHub, fresh_state
@@ -92,17 +92,14 @@ async def create_table(body: NewTable, tables: TablesDep) -> dict[str, Any]:
     n = body.players
     names = [x.strip() for x in body.names]
     if body.names and len(names) != n:
-        raise ApiError(400, "bad_seats", {"en": f"{n} players need {n} names, got {len(names)}",
-                                          "de": f"{n} Spieler brauchen {n} Namen, nicht {len(names)}"})
+        raise ApiError(400, "bad_seats", texts("server.bad_names", n=n, got=len(names)))
     names = [x or f"Player {i + 1}" for i, x in enumerate(names)] or [f"Player {i + 1}" for i in range(n)]
     colours = [c.upper() for c in body.colours] or list(COLOURS[:n])
     if len(colours) != n or len(set(colours)) != n:
-        raise ApiError(400, "bad_colours", {"en": f"{n} players need {n} different colours",
-                                            "de": f"{n} Spieler brauchen {n} verschiedene Farben"})
+        raise ApiError(400, "bad_colours", texts("server.bad_colours", n=n))
     if body.start_player >= n:
         sp = body.start_player + 1
-        raise ApiError(400, "bad_game", {"en": f"start player {sp} is not one of {n} seats",
-                                         "de": f"Startspieler {sp} ist keiner der {n} Plätze"})
+        raise ApiError(400, "bad_game", texts("server.bad_start", sp=sp, n=n))
     setup: dict[str, Any] = {"start_player": body.start_player, "display": list(body.display),
                              "tower_tokens": body.tower_tokens}
     header = TableRow("", body.board, n, list(body.variants), names, colours, setup, body.lang)

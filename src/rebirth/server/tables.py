@@ -22,7 +22,7 @@ from rebirth.engine.records import Seat, table_record
 from rebirth.engine.replay import ReplayedStep, logged, replay_log
 from rebirth.engine.table import TableState, apply_table_chance, new_table_game
 from rebirth.engine.tiles import TILE_CODES
-from rebirth.server.errors import ApiError
+from rebirth.server.errors import LANGS, ApiError, texts
 from rebirth.server.store import Step, Store, TableRow, hash_token
 
 MAX_UNDO = 50
@@ -108,7 +108,7 @@ class TableHub:
         st = self.state
         r = self.row
         n = r.players
-        asked = {"en": st.asked("en"), "de": st.asked("de")} if st.is_chance_node() else None
+        asked = {lang: st.asked(lang) for lang in LANGS} if st.is_chance_node() else None
         return {
             "table": r.id, "board": r.board, "players": n, "names": r.names, "colours": r.colours,
             "variants": r.variants, "lang": r.lang, "version": self.version, "over": st.is_terminal(),
@@ -142,9 +142,7 @@ class TableHub:
         stored_seat = None if trial.is_chance_node() else trial.cur
         if stored_seat is not None and seat is None:
             # Without it, a second device's entry would be recorded as the next player's move.
-            raise ApiError(400, "missing_seat", {
-                "en": "an entry for a player needs 'seat' (the player who placed, 0-based)",
-                "de": "eine Eingabe für einen Spieler braucht 'seat' (wer gelegt hat, ab 0)"})
+            raise ApiError(400, "missing_seat", texts("server.missing_seat"))
         try:
             events = trial.apply(text.strip(), seat=seat)
         except ActionError as exc:
@@ -172,9 +170,7 @@ class TableHub:
         self._check_version(version)
         have = self.version
         if count > have:
-            raise ApiError(400, "bad_undo", {
-                "en": f"cannot undo {count} entries: {have} were made",
-                "de": f"{count} Eingaben können nicht zurückgenommen werden: es gibt {have}"})
+            raise ApiError(400, "bad_undo", texts("server.bad_undo", count=count, have=have))
         try:
             left = await asyncio.to_thread(self.registry.store.drop_table_entries, self.id, have - count)
         except SQLAlchemyError as exc:
