@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from rebirth.engine.actions import IllegalActionError
 from rebirth.engine.board import MapError, load_board
 from rebirth.engine.events import Event
 from rebirth.engine.game import Game, SetupError
@@ -323,8 +324,8 @@ def _fulfilled(game: Game, pos: Position) -> Position:
     for mid in pos.display:
         m = by_id[mid]
         keep = {q for q in given.get(mid, ()) if isinstance(q, int) and 0 <= q < st.n
-                and st.ccond[m][0] == 1}
-        seats = sorted({q for q in range(st.n) if st._meets(m, q)} | keep)
+                and st.is_castle_mission(m)}
+        seats = sorted({q for q in range(st.n) if st.meets_mission(m, q)} | keep)
         if seats:
             ful.append((mid, tuple(seats)))
     return replace(pos, fulfilled=tuple(ful))
@@ -359,7 +360,7 @@ def _clusters(st: State) -> list[dict[str, Any]]:
 def heat(game: Game, pos: Position, seat: int, lang: str, names: list[str]) -> list[dict[str, Any]]:
     """What the next tile of each kind the seat still has would score on every free hex (P-5).
 
-    The same steps as :func:`rebirth.engine.position.preview`, on clones of one validated state
+    :meth:`State.score_placement` (as :func:`rebirth.engine.position.preview`) on one validated state
     (the position is checked once per request, not once per hex); illegal pairs are skipped."""
     base = _checked_state(game, pos)
     if not 0 <= seat < base.n:
@@ -372,19 +373,13 @@ def heat(game: Game, pos: Position, seat: int, lang: str, names: list[str]) -> l
         if base.occ[s.index] != -1:
             continue
         for t in have:
-            st = base.clone()
-            st.cur = seat
-            st.hand[seat] = t
-            if s.index not in st.legal_action_ids():
+            try:
+                sc = base.score_placement(s.index, tile=t, seat=seat)
+            except IllegalActionError:
                 continue
-            before = st.score[:]
-            st.hand[seat] = -1
-            st._events = []
-            st._place(seat, s.index, t)
-            events = [e.for_seat(None) for e in st._events]
-            out.append({"hex": s.label, "tile": tile_code(t),
-                        "points": [st.score[q] - before[q] for q in range(base.n)],
-                        "extra_tiles": st.pending_extra, "x2_markers": st.pending_double,
+            events = [e.for_seat(None) for e in sc.events]
+            out.append({"hex": s.label, "tile": tile_code(t), "points": list(sc.points),
+                        "extra_tiles": sc.extra_tiles, "x2_markers": sc.x2_markers,
                         "why": [f"[{e.rule}] {e.render(lang, names)}" if e.rule else e.render(lang, names)
                                 for e in events]})
     return out

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from rebirth.cli.main import main
-from rebirth.cli.play import preview
 from rebirth.cli.texts import CATALOGUE
 from rebirth.engine.board import SETTLEMENT
+from rebirth.engine.determinize import preview
 from rebirth.engine.game import Game
 from rebirth.engine.records import replay
 from rebirth.match import Match

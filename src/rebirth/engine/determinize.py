@@ -12,6 +12,9 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+from rebirth.engine.actions import Place, parse_action
+from rebirth.engine.codec import unknown_action
+from rebirth.engine.events import Event
 from rebirth.engine.game import Game, Setup
 from rebirth.engine.infoset import Visibility
 from rebirth.engine.position import Position, load_position
@@ -150,3 +153,36 @@ def determinize(game: Game, view: View, rng: random.Random) -> State:
     st.history = hist
     st.known_aside = [list(k) for k in kept]
     return st
+
+
+# Events of a preview that come from sampled hidden information (a revealed
+# set-aside tile, other players' missions, the winner) or merely restate the move.
+PREVIEW_SKIP = frozenset({"place", "extra_tile", "extra_lost", "discard", "game_end"})
+
+
+def preview(game: Game, view: View, seat: int, action: str,
+            rng: random.Random) -> tuple[int, list[Event]]:
+    """Points ``action`` would give ``seat`` now, and the events explaining them (what the
+    terminal and the WebSocket show before a move).
+
+    Computed on a determinization of the seat's own view, so even a preview cannot peek
+    at hidden tiles or cards; a placement is scored by :meth:`State.score_placement` to
+    the turn's end. Raises ActionError with the engine's reason when the action is not
+    legal.
+    """
+    det = determinize(game, view, rng)
+    act = parse_action(action)
+    if isinstance(act, Place) and det.phase in (PHASE_PLACE, PHASE_EXTRA):
+        aid = det.action_id(act)
+        if aid is None:
+            raise unknown_action(act)
+        sc = det.score_placement(aid, to_turn_end=True)
+        gain, events = sc.points[seat], list(sc.events)
+    else:
+        # Not a placement (an x2 marker pays nothing by itself): the engine's apply decides.
+        child = det.clone()
+        events = child.apply(act)
+        gain = child.score[seat] - det.score[seat]
+    shown = [e for e in events
+             if e.kind not in PREVIEW_SKIP and not (e.kind == "mission" and e.seat != seat)]
+    return gain, shown

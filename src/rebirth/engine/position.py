@@ -230,10 +230,7 @@ class Position:
         if not 0 <= to_move < st.n:
             raise PositionError(f"to_move: {to_move} is not a seat of 0..{st.n - 1}",
                                 f"to_move: {to_move} ist kein Sitz von 0..{st.n - 1}")
-        st.cur = to_move
-        for q in range(st.n):
-            st._draw(q)
-        st._start_turn()
+        st.start_play(to_move)
         return st
 
 
@@ -686,14 +683,14 @@ def _check_derived(st: State, pos: Position) -> None:
     for m in st.display:
         for q in range(n):
             has = bool(st.fulfilled[m] >> q & 1)
-            meets = st._meets(m, q)
+            meets = st.meets_mission(m, q)
             if meets and not has:
                 raise PositionError(f"public mission {cards[m].id}: seat {q} meets it, so it has fulfilled "
                                     "it (I-10)",
                                     f"öffentliche Mission {cards[m].id}: Sitz {q} erfüllt sie, hat sie also "
                                     "schon erfüllt (I-10)")
             # Only castles can be lost again: every other measure only grows.
-            if has and not meets and st.ccond[m][0] != 1:
+            if has and not meets and not st.is_castle_mission(m):
                 raise PositionError(f"public mission {cards[m].id}: seat {q} is listed as having fulfilled "
                                     "it but does not meet it (I-10)",
                                     f"öffentliche Mission {cards[m].id}: Sitz {q} soll sie erfüllt haben, "
@@ -938,35 +935,18 @@ def preview(game: Game, position: Position, seat: int, tile: str, hex_label: str
                                      f"Feld {label} ist {de}, kein Plättchenfeld")
         raise IllegalActionError(f"hex {label} does not exist on this board",
                                  f"Feld {label} gibt es auf diesem Spielplan nicht")
-    st.cur = seat
-    st.hand[seat] = t
-    if h not in st.legal_action_ids():
-        en, de = st._why_illegal(h)
-        raise IllegalActionError(en, de)
-    before = st.score[:]
-    cat_before = st.cat[:]
-    st.hand[seat] = -1
-    st._events = []
-    # The placement and its scoring (P-5), exactly as apply runs it; the turn's end
-    # (extra tiles, x2 markers, drawing) is not part of the placement's score.
-    st._place(seat, h, t)
-    events = tuple(e.for_seat(None) for e in st._events)
-    st._events = None
-    cats = st.categories
+    sc = st.score_placement(h, tile=t, seat=seat)
     return Preview(
         seat=seat,
         tile=code,
         hex=label,
-        points=tuple(st.score[q] - before[q] for q in range(n)),
-        categories=tuple({c: st.cat[CATEGORIES.index(c) * n + q] - cat_before[CATEGORIES.index(c) * n + q]
-                          for c in cats
-                          if st.cat[CATEGORIES.index(c) * n + q] != cat_before[CATEGORIES.index(c) * n + q]}
-                         for q in range(n)),
-        extra_tiles=st.pending_extra,
-        x2_markers=st.pending_double,
-        events=events,
+        points=sc.points,
+        categories=sc.categories,
+        extra_tiles=sc.extra_tiles,
+        x2_markers=sc.x2_markers,
+        events=tuple(e.for_seat(None) for e in sc.events),
         # The card a cathedral or tower would draw is unknown: the secrets stay as they were.
-        after=replace(Position.from_state(st), secrets=position.secrets),
+        after=replace(Position.from_state(sc.after), secrets=position.secrets),
     )
 
 
@@ -986,7 +966,7 @@ def castle_control(game: Game, position: Position) -> tuple[CastleStanding, ...]
     """Every castle's holder and adjacency counts, with the C-5 points it would pay at the end."""
     st = _checked_state(game, position)
     n = st.n
-    final = _finish(st)
+    final = st.end_now()
     out = []
     for c in st.board.castles:
         k = c.index * n
@@ -1031,16 +1011,14 @@ def settlement_standings(game: Game, position: Position) -> tuple[DistrictStandi
         complete = base.dfill[d.index] == d.size
         rank_order(present, base.infl, d.index * n, base.dlast[d.index], n,
                    d.size == 2 and "medium_completer_wins" in game.variants)
-        st = base.clone()
-        st._events = []
-        st._score_district(d.index, base.dlast[d.index], final=not complete)
+        points, events = base.district_payout(d.index)
         vals = [infl[q] for q in present]
         out.append(DistrictStanding(
             district=d.id, hexes=tuple(b.spaces[h].label for h in d.spaces), complete=complete,
             influence=infl, order=tuple(present), last_placer=base.dlast[d.index],
             tied=len(set(vals)) < len(vals),
-            points=tuple(st.score[q] - base.score[q] for q in range(n)),
-            events=tuple(st._events)))
+            points=points,
+            events=tuple(events)))
     return tuple(out)
 
 
@@ -1056,19 +1034,11 @@ class EndScoring:
     """False when the position has no secret cards: missions are then not scored."""
 
 
-def _finish(st: State) -> list[Event]:
-    st._events = []
-    st._finish()
-    ev = st._events
-    st._events = None
-    return ev
-
-
 def end_scoring(game: Game, position: Position) -> EndScoring:
     """Score the position as if the game ended now: T-7, C-5, secret missions (when the
     position carries them), then the winners with the board's tiebreak (E-3, E-4)."""
     st = _checked_state(game, position)
-    ev = _finish(st)
+    ev = st.end_now()
     return EndScoring(
         scores=tuple(st.score),
         breakdown=tuple(st.breakdown(q) for q in range(st.n)),

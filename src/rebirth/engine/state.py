@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rebirth.engine import explain
@@ -126,6 +127,48 @@ class LegalActions:
 
     def __repr__(self) -> str:
         return f"<LegalActions {' '.join(str(a) for a in self)}>"
+
+
+class Recording:
+    """``with state.recording() as events:`` collects the events of what runs inside the
+    block into ``events`` (the engine builds them only while a list is there to take them);
+    the state's previous collector, if any, is restored on the way out."""
+
+    __slots__ = ("_outer", "_state", "events")
+
+    def __init__(self, state: State) -> None:
+        self._state = state
+        self._outer: list[Event] | None = None
+        self.events: list[Event] = []
+
+    def __enter__(self) -> list[Event]:
+        self._outer = self._state._events
+        self._state._events = self.events
+        return self.events
+
+    def __exit__(self, *exc: object) -> None:
+        self._state._events = self._outer
+
+
+@dataclass(frozen=True)
+class PlacementScore:
+    """What one placement pays (P-5), worked out by the engine's own scoring on a copy."""
+
+    seat: int
+    space: int
+    tile: int
+    points: tuple[int, ...]
+    """Points paid to every seat (a completed district or a public mission can pay others)."""
+    categories: tuple[dict[str, int], ...]
+    """Per seat, the points by category that changed."""
+    extra_tiles: int
+    """Extra tiles the placement earns (I-7)."""
+    x2_markers: int
+    """x2 markers the placement earns (I-8)."""
+    events: tuple[Event, ...]
+    """The events as the engine made them (unredacted: redact with ``Event.for_seat``)."""
+    after: State
+    """The copy after the placement (and after the turn's end with ``to_turn_end``)."""
 
 
 class State:
@@ -258,6 +301,7 @@ class State:
         self.winners_: list[int] = []
         self.final_events: list[Event] = []
         self._events: list[Event] | None = None
+        """Where events go while :meth:`recording`; None (the fast path) builds none."""
         self.done = False
         self.turn = 0
         self.phase = PHASE_PLACE
@@ -273,14 +317,13 @@ class State:
         for p in range(n):
             self._draw(p)
         # A P-7 discard can happen before the first turn on a custom map; keep its event.
-        self._events = []
-        if n == 4:
-            # The S-2 ruling is one tables miss: say it in the log.
-            for p in range(n):
-                self._events.append(explain.returned_4p(p, [tile_code(t) for t in ret]))
-        self._start_turn()
-        self.initial_events: list[Event] = self._events
-        self._events = None
+        with self.recording() as events:
+            if n == 4:
+                # The S-2 ruling is one tables miss: say it in the log.
+                for p in range(n):
+                    events.append(explain.returned_4p(p, [tile_code(t) for t in ret]))
+            self._start_turn()
+        self.initial_events: list[Event] = events
 
     # ------------------------------------------------------------------ basics
 
@@ -533,12 +576,9 @@ class State:
         if aid not in self.legal_action_ids():
             en, de = self._why_illegal(aid)
             raise IllegalActionError(en, de)
-        self._events = []
-        try:
+        with self.recording() as events:
             self.apply_id(aid)
-            return self._events
-        finally:
-            self._events = None
+        return events
 
     def apply_chance(self, outcome: int) -> list[Event]:
         """Apply a chance outcome (a tile kind revealed as extra tile, I-7) after checking it."""
@@ -549,12 +589,84 @@ class State:
             raise IllegalActionError(
                 f"a {code} is not among the face-down set-aside tiles of the player (I-7)",
                 f"ein {code} ist nicht unter den verdeckt beiseitegelegten Plättchen (I-7)")
-        self._events = []
-        try:
+        with self.recording() as events:
             self.apply_id(outcome)
-            return self._events
-        finally:
-            self._events = None
+        return events
+
+    def recording(self) -> Recording:
+        """``with state.recording() as events:``: the events of what runs inside the block."""
+        return Recording(self)
+
+    def score_placement(self, space: int, *, tile: int | None = None, seat: int | None = None,
+                        to_turn_end: bool = False) -> PlacementScore:
+        """What placing on ``space`` would pay, worked out on a copy (this state is unchanged).
+
+        By default the tile to place now by the player to act; ``seat`` and ``tile`` set a
+        placement between turns instead (the calculator's question). Only the placement and
+        its scoring (P-5) run, unless ``to_turn_end``: then the turn ends as :meth:`apply`
+        ends it (a last placement then includes the end scoring, E-2). The one place that
+        answers "what would this placement score". Raises IllegalActionError with the
+        rule's reason when the placement is not legal now.
+        """
+        if self.done:
+            raise IllegalActionError("the game is over", "die Partie ist vorbei")
+        c = self.clone()
+        if seat is not None:
+            c.cur = seat
+            c.phase = PHASE_PLACE
+        p = c.cur
+        if tile is not None:
+            c.hand[p] = tile
+        t = c.tile_to_place
+        if space not in c.legal_action_ids() or c.phase not in (PHASE_PLACE, PHASE_EXTRA):
+            en, de = c._why_illegal(space)
+            raise IllegalActionError(en, de)
+        n = c.n
+        before = c.score[:]
+        cat_before = c.cat[:]
+        if c.phase == PHASE_PLACE:
+            c.hand[p] = -1
+        else:
+            c.extra_tile = -1
+        with c.recording() as events:
+            c._place(p, space, t)
+            extra, double = c.pending_extra, c.pending_double
+            if to_turn_end:
+                c.history.append((p, space))
+                c._continue_turn()
+        cats = tuple({name: c.cat[i * n + q] - cat_before[i * n + q]
+                      for i, name in enumerate(CATEGORIES)
+                      if name in c.categories and c.cat[i * n + q] != cat_before[i * n + q]}
+                     for q in range(n))
+        return PlacementScore(seat=p, space=space, tile=t,
+                              points=tuple(c.score[q] - before[q] for q in range(n)),
+                              categories=cats, extra_tiles=extra, x2_markers=double,
+                              events=tuple(events), after=c)
+
+    def end_now(self) -> list[Event]:
+        """End the game here and score it (E-2…E-4, the engine's own end scoring); returns
+        its events. For "if the game ended now": call it on a :meth:`clone`."""
+        with self.recording() as events:
+            self._finish()
+        return events
+
+    def district_payout(self, d: int) -> tuple[tuple[int, ...], list[Event]]:
+        """What district ``d`` pays every seat now, with its events, worked out on a copy: a
+        complete district what it paid at completion (T-3…T-5), an incomplete one what it
+        would pay at game end (T-7)."""
+        c = self.clone()
+        dist = self.board.districts[d]
+        with c.recording() as events:
+            c._score_district(d, self.dlast[d], final=self.dfill[d] < len(dist.spaces))
+        return tuple(c.score[q] - self.score[q] for q in range(self.n)), events
+
+    def start_play(self, to_move: int) -> None:
+        """Begin play here with ``to_move`` to act: every seat draws its tile (P-6), then the
+        turn starts as usual (P-7 discards, or the end of the game when no tile is left)."""
+        self.cur = to_move
+        for q in range(self.n):
+            self._draw(q)
+        self._start_turn()
 
     def _why_illegal(self, aid: int) -> tuple[str, str]:
         b = self.board
@@ -890,6 +1002,15 @@ class State:
                                                 completer_wins=completer_wins, final=final))
 
     # ---------------------------------------------------- Ireland public missions
+
+    def meets_mission(self, card: int, q: int) -> bool:
+        """Whether seat q meets Ireland card ``card``'s condition now (I-10, I-11)."""
+        return self._meets(card, q)
+
+    def is_castle_mission(self, card: int) -> bool:
+        """Whether ``card``'s condition is about castles held: the one measure that can be
+        lost again (C-2), so a fulfilled castle mission may no longer be met (I-10)."""
+        return self.ccond[card][0] == 1
 
     def _meets(self, card: int, q: int) -> bool:
         kind, a, b = self.ccond[card]

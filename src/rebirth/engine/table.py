@@ -304,13 +304,9 @@ class TableState(State):
         return self._run(outcome)
 
     def _run(self, aid: int) -> list[Event]:
-        self._events = []
         self.hidden_now = 0
-        try:
+        with self.recording() as ev:
             self.apply_id(aid)
-            ev = self._events
-        finally:
-            self._events = None
         # A hidden draw reached the explainer as "deck empty": say "drew a card" instead.
         k = self.hidden_now
         out = []
