@@ -338,8 +338,8 @@ def _regions(st: State, lang: str) -> list[dict[str, Any]]:
     for r in b.regions:
         spaces = [s for s in b.spaces if s.region == r.index]
         out.append({"region": r.id, "name": r.name.get(lang, r.name["en"]), "spaces": len(spaces),
-                    "free": sum(1 for s in spaces if st.occ[s.index] == -1),
-                    "tiles": [st.rcount[r.index * n + q] for q in range(n)],
+                    "free": sum(1 for s in spaces if st.occupancy.owner[s.index] == -1),
+                    "tiles": [st.occupancy.region_tiles[r.index * n + q] for q in range(n)],
                     "hexes": [s.label for s in spaces]})
     return out
 
@@ -349,11 +349,11 @@ def _clusters(st: State) -> list[dict[str, Any]]:
     b = st.board
     groups: dict[int, list[int]] = {}
     for s in b.spaces:
-        q = st.occ[s.index]
-        if 0 <= q < st.n and st.tile[s.index] < 2:
-            groups.setdefault(uf_find(st.uf_parent, s.index), []).append(s.index)
-    rows = sorted(groups.values(), key=lambda hs: (-len(hs), st.occ[hs[0]], hs))
-    return [{"seat": st.occ[hs[0]], "tile": tile_code(st.tile[hs[0]]), "size": len(hs),
+        q = st.occupancy.owner[s.index]
+        if 0 <= q < st.n and st.occupancy.tile[s.index] < 2:
+            groups.setdefault(uf_find(st.occupancy.group_parent, s.index), []).append(s.index)
+    rows = sorted(groups.values(), key=lambda hs: (-len(hs), st.occupancy.owner[hs[0]], hs))
+    return [{"seat": st.occupancy.owner[hs[0]], "tile": tile_code(st.occupancy.tile[hs[0]]), "size": len(hs),
              "hexes": sorted(b.spaces[h].label for h in hs)} for hs in rows]
 
 
@@ -370,7 +370,7 @@ def heat(game: Game, pos: Position, seat: int, lang: str, names: list[str]) -> l
     have = sorted(set(base.supply[seat]))
     out = []
     for s in b.spaces:
-        if base.occ[s.index] != -1:
+        if base.occupancy.owner[s.index] != -1:
             continue
         for t in have:
             try:
@@ -410,15 +410,15 @@ def calculate(data: Any, seat: int, lang: str, names: list[str] | None = None) -
     out["clusters"] = _clusters(st)
     out["heat"] = {"seat": seat, "cells": heat(game, pos, seat, lang, names)}
     out["cathedrals"] = [{"id": c.id, "hex": c.label, "name": c.name.get(lang, c.name["en"]),
-                          "seats": [q for q in range(n) if st.cath[c.index] >> q & 1]}
+                          "seats": [q for q in range(n) if st.visited.cathedral_pieces[c.index] >> q & 1]}
                          for c in b.cathedrals]
     tok = dict(pos.tower_tokens)
     out["towers"] = [{"id": t.id, "hex": t.label, "name": t.name.get(lang, t.name["en"]),
                       "token": tok.get(t.id),
-                      "seats": [q for q in range(n) if st.tmask[t.index] >> q & 1],
+                      "seats": [q for q in range(n) if st.visited.tower_visits[t.index] >> q & 1],
                       "next_to": [st.tara_count(t.index, q) for q in range(n)]} for t in b.towers]
-    out["ports"] = [sum(1 for s in b.spaces if s.port and st.occ[s.index] == q) for q in range(n)]
-    out["offshore"] = [st.nfarm_off[q] for q in range(n)]
+    out["ports"] = [sum(1 for s in b.spaces if s.port and st.occupancy.owner[s.index] == q) for q in range(n)]
+    out["offshore"] = [st.occupancy.offshore_farms[q] for q in range(n)]
     full, _ = starting_tiles(n)
     out["supply"] = [{code: sum(1 for x in st.supply[q] if tile_code(x) == code) for code in TILE_CODES}
                      for q in range(n)]

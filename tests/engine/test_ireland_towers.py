@@ -86,7 +86,7 @@ def test_P5_order_tile_district_castle_towers_in_map_order_then_missions() -> No
              *never_cards(2, 6)]
     state = start(board, 2, ["S3 E", "S1 E"], tokens=toks, cards=cards, first=1)
     act(state, "A2")  # seat 1: S1, takes castle c, zeta +3
-    assert state.score == [0, 3] and state.holder == [1]
+    assert state.score == [0, 3] and state.castles.holder == [1]
     events = act(state, "B1")
     # Seat 0 completes q (3 to 1: 5 and 3), ties seat 1 at c (1 each, no farms: holder keeps),
     # then zeta (+3) and alpha (+4) in the map's tower order, then TW2 (8) and DF1 (6).
@@ -94,7 +94,7 @@ def test_P5_order_tile_district_castle_towers_in_map_order_then_missions() -> No
                              "public_mission", "public_mission"]
     assert [e.data["tower"] for e in events if e.kind == "tower"] == ["zeta", "alpha"]
     assert {e.data["mission"] for e in events if e.kind == "public_mission"} == {"TW2", "DF1"}
-    assert state.holder == [1]
+    assert state.castles.holder == [1]
     assert state.score == [5 + 3 + 4 + 8 + 6, 3 + 3]
 
 
@@ -234,7 +234,7 @@ def test_I7_record_stores_the_chance_outcome_and_replays() -> None:
         rec2 = copy.deepcopy(rec)
         rec2["seed"] = seed
         again = replay(rec2, board=board)
-        assert again.occ == state.occ and again.tile == state.tile
+        assert again.occupancy.owner == state.occupancy.owner and again.occupancy.tile == state.occupancy.tile
         assert again.score == state.score and again.aside == state.aside
         assert again.history_json() == state.history_json()
     # The replay takes the outcome from the record: another set-aside tile changes the game...
@@ -453,7 +453,7 @@ def test_I7_extra_tile_on_the_last_turn_is_placed_before_the_game_ends() -> None
     act(state, "D1")  # next to p: 1 + 4
     assert state.is_terminal()
     assert state.score == [1, 1 + 1 + 4]
-    assert state.placed == [1, 2]
+    assert state.occupancy.placed == [1, 2]
 
 
 def test_I7_second_extra_tile_lost_when_set_aside_runs_out() -> None:

@@ -47,7 +47,7 @@ def before_end_scoring(game: Game, seed: int) -> tuple[State, Position, list[Eve
     twin = prev.clone()
     with mock.patch.object(State, "_finish", lambda self: None):
         twin.apply_id(last)
-    assert twin.occ == state.occ and twin.holder == state.holder
+    assert twin.occupancy.owner == state.occupancy.owner and twin.castles.holder == state.castles.holder
     explained = prev.clone()
     explained.apply(prev.action_text(last))
     assert explained.score == state.score

@@ -45,7 +45,7 @@ def fast_policy(state: State, rng: random.Random, epsilon: float = 0.1) -> int:
         return state.random_action_id(rng)
     t = state.tile_to_place
     p = state.cur
-    free = state.free
+    free = state.occupancy.free
     if t >= 2:
         cands = free[L_SETTLE]
         spaces = state.board.spaces
@@ -61,11 +61,11 @@ def fast_policy(state: State, rng: random.Random, epsilon: float = 0.1) -> int:
             if dsize == 1:
                 v = float(inf)
             else:
-                mine = state.infl[d * n + p] + inf
-                top = max(state.infl[d * n + q] for q in range(n) if q != p)
+                mine = state.districts.influence[d * n + p] + inf
+                top = max(state.districts.influence[d * n + q] for q in range(n) if q != p)
                 # Leading a district that this tile fills is worth its first rank.
                 lead = mine > top
-                v = (2.0 if lead else 0.5) * (1 + state.dfill[d]) / dsize
+                v = (2.0 if lead else 0.5) * (1 + state.districts.filled[d]) / dsize
             if sp.port:
                 v += 1
             if v > best_v:

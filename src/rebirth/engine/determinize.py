@@ -17,7 +17,7 @@ from rebirth.engine.codec import unknown_action
 from rebirth.engine.events import Event
 from rebirth.engine.game import Game, Setup
 from rebirth.engine.infoset import Visibility
-from rebirth.engine.position import Position, load_position
+from rebirth.engine.position import Position
 from rebirth.engine.state import PHASE_EXTRA, PHASE_MARK, PHASE_PLACE, State
 from rebirth.engine.tiles import parse_tile, starting_tiles
 from rebirth.engine.views import PHASES, View
@@ -129,7 +129,7 @@ def determinize(game: Game, view: View, rng: random.Random) -> State:
         st.missions = [[card_ix[c] for c in s] for s in secret]
 
     # The public board, and every table derived from it, as positions are loaded.
-    load_position(st, Position.from_view(view, b))
+    st.load_facts(Position.from_view(view, b))
     st.discarded = [[parse_tile(c) for c in d] for d in view.discarded]
     st.pending_extra = view.pending_extra
     st.pending_double = view.pending_double

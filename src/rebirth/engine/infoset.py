@@ -101,7 +101,7 @@ def view(state: State, seat: int | None, *, detail: bool = True) -> View:
     cards = g.cards
     spaces = tuple(
         (o, None if o in (-1, NEUTRAL) else tile_code(t))
-        for o, t in zip(s.occ, s.tile, strict=True)
+        for o, t in zip(s.occupancy.owner, s.occupancy.tile, strict=True)
     )
     vis = Visibility.of(g)
     mine = seat is not None and 0 <= seat < n
@@ -138,22 +138,22 @@ def view(state: State, seat: int | None, *, detail: bool = True) -> View:
         spaces=spaces,
         scores=tuple(s.score),
         breakdown=tuple(s.breakdown(q) for q in range(n)),
-        castle_holders=tuple(s.holder),
-        cathedral_pieces=tuple(tuple(q for q in range(n) if m >> q & 1) for m in s.cath),
+        castle_holders=tuple(s.castles.holder),
+        cathedral_pieces=tuple(tuple(q for q in range(n) if m >> q & 1) for m in s.visited.cathedral_pieces),
         supply_counts=tuple(len(s.supply[q]) - s.sptr[q] for q in range(n)),
         hand_counts=tuple(1 if s.hand[q] >= 0 else 0 for q in range(n)),
         set_aside_counts=tuple(len(a) for a in s.aside),
         known_set_aside=tuple(tuple(tile_code(t) for t in k) for k in s.known_aside),
         mission_counts=tuple(len(s.secret[q] if ireland else s.missions[q]) for q in range(n)),
         deck_count=len(s.deck) - s.deck_pos,
-        placed=tuple(s.placed),
+        placed=tuple(s.occupancy.placed),
         discarded=tuple(tuple(tile_code(t) for t in d) for d in s.discarded),
         history=tuple(s.history_json()) if detail else (),
         extra_tile=tile_code(s.extra_tile) if s.extra_tile >= 0 else None,
         pending_extra=s.pending_extra,
         pending_double=s.pending_double,
         tower_tokens=tuple(g.tokens[t].id for t in s.tokens_on_towers),
-        tower_visits=tuple(tuple(q for q in range(n) if m >> q & 1) for m in s.tmask),
+        tower_visits=tuple(tuple(q for q in range(n) if m >> q & 1) for m in s.visited.tower_visits),
         display=tuple(cards[m].id for m in s.display),
         fulfilled={cards[m].id: tuple(q for q in range(n) if s.fulfilled[m] >> q & 1)
                    for m in s.display},

@@ -28,15 +28,10 @@ from rebirth.engine.board import SETTLEMENT, SPACE_KINDS, Board, Structure
 from rebirth.engine.events import Event
 from rebirth.engine.i18n import Text
 from rebirth.engine.state import (
-    _LIST_OF_KIND,
-    CATEGORIES,
     IRELAND_CATEGORIES,
-    NCAT,
-    PHASE_PLACE,
     SCOTLAND_CATEGORIES,
     State,
     rank_order,
-    uf_find,
 )
 from rebirth.engine.tiles import NEUTRAL, TILE_CODES, TILE_NAMES_DE, TILE_NAMES_EN, starting_tiles, tile_code
 
@@ -126,26 +121,27 @@ class Position:
         cards = state.game.cards
         tiles = []
         for s in b.spaces:
-            o = state.occ[s.index]
+            o = state.occupancy.owner[s.index]
             if o == NEUTRAL:
                 tiles.append(PlacedTile(s.label, None, None))
             elif o >= 0:
-                tiles.append(PlacedTile(s.label, o, tile_code(state.tile[s.index])))
+                tiles.append(PlacedTile(s.label, o, tile_code(state.occupancy.tile[s.index])))
         own = state.secret if b.is_ireland else state.missions
         return Position(
             board=b.id,
             players=n,
             variants=tuple(state.game.variants),
             tiles=tuple(tiles),
-            castles=tuple((c.id, state.holder[c.index]) for c in b.castles if state.holder[c.index] >= 0),
-            district_last=tuple((d.id, state.dlast[d.index]) for d in b.districts
-                                if state.dlast[d.index] >= 0),
-            cathedrals=tuple((c.id, _seats(state.cath[c.index], n)) for c in b.cathedrals
-                             if state.cath[c.index]),
+            castles=tuple((c.id, state.castles.holder[c.index]) for c in b.castles
+                          if state.castles.holder[c.index] >= 0),
+            district_last=tuple((d.id, state.districts.last_placer[d.index]) for d in b.districts
+                                if state.districts.last_placer[d.index] >= 0),
+            cathedrals=tuple((c.id, _seats(state.visited.cathedral_pieces[c.index], n)) for c in b.cathedrals
+                             if state.visited.cathedral_pieces[c.index]),
             tower_tokens=tuple((t.id, state.game.tokens[state.tokens_on_towers[t.index]].id)
                                for t in b.towers) if state.tokens_on_towers else (),
-            tower_visits=tuple((t.id, _seats(state.tmask[t.index], n)) for t in b.towers
-                               if state.tmask[t.index]),
+            tower_visits=tuple((t.id, _seats(state.visited.tower_visits[t.index], n)) for t in b.towers
+                               if state.visited.tower_visits[t.index]),
             display=tuple(cards[m].id for m in state.display),
             fulfilled=tuple((cards[m].id, _seats(state.fulfilled[m], n)) for m in state.display
                             if state.fulfilled[m]),
@@ -625,27 +621,28 @@ def _check_derived(st: State, pos: Position) -> None:
     """What needs the rebuilt tables: castles, districts, pieces, visits, public missions."""
     b = st.board
     n = st.n
-    occ = st.occ
+    occ = st.occupancy.owner
+    near_c, farms = st.castles.adjacent, st.castles.adjacent_farms
     for c in b.castles:
         k = c.index * n
-        hol = st.holder[c.index]
+        hol = st.castles.holder[c.index]
         en, de = _struct_name(c)
-        near = [q for q in range(n) if st.cadj[k + q]]
+        near = [q for q in range(n) if near_c[k + q]]
         if hol < 0:
             if near:
                 raise PositionError(
                     f"{en}: seat {near[0]} has a tile next to it, so someone holds it (C-1)",
                     f"{de}: Sitz {near[0]} hat ein Plättchen daneben, also hält sie jemand (C-1)")
             continue
-        if not st.cadj[k + hol]:
+        if not near_c[k + hol]:
             raise PositionError(f"{en}: seat {hol} holds it without a tile next to it (C-1)",
                                 f"{de}: Sitz {hol} hält sie ohne ein Plättchen daneben (C-1)")
         for q in near:
-            if st.cadj[k + q] > st.cadj[k + hol]:
+            if near_c[k + q] > near_c[k + hol]:
                 raise PositionError(
                     f"{en}: seat {q} has more tiles next to it than the holder, seat {hol} (C-2)",
                     f"{de}: Sitz {q} hat mehr Plättchen daneben als Sitz {hol}, der sie hält (C-2)")
-            if st.cadj[k + q] == st.cadj[k + hol] and st.cfarm[k + q] > st.cfarm[k + hol]:
+            if near_c[k + q] == near_c[k + hol] and farms[k + q] > farms[k + hol]:
                 raise PositionError(
                     f"{en}: seat {q} ties the holder, seat {hol}, with more farms next to it (C-3)",
                     f"{de}: Sitz {q} liegt gleichauf mit Sitz {hol}, der sie hält, hat aber mehr Farmen "
@@ -653,13 +650,13 @@ def _check_derived(st: State, pos: Position) -> None:
     given = dict(pos.district_last)
     for d in b.districts:
         labels = ", ".join(b.spaces[h].label for h in d.spaces)
-        present = [q for q in range(n) if st.infl[d.index * n + q]]
+        present = [q for q in range(n) if st.districts.influence[d.index * n + q]]
         if d.id in given and given[d.id] not in present:
             raise PositionError(f"district {d.id} (hexes {labels}): seat {given[d.id]} has no settlement "
                                 "there, so it did not place last",
                                 f"Gebiet {d.id} (Felder {labels}): Sitz {given[d.id]} hat dort keine "
                                 "Siedlung, hat also nicht zuletzt gelegt")
-        vals = [st.infl[d.index * n + q] for q in present]
+        vals = [st.districts.influence[d.index * n + q] for q in present]
         if d.id not in given and len(set(vals)) < len(vals):
             raise PositionError(f"district {d.id} (hexes {labels}): a tie on influence depends on who placed "
                                 "last there; give 'district_last' (T-3, T-7)",
@@ -700,178 +697,9 @@ def _check_derived(st: State, pos: Position) -> None:
 # ------------------------------------------------------- state from position
 
 
-def rebuild_tables(state: State) -> None:
-    """Recompute every table the engine derives from ``occ``, ``tile``, ``holder`` and ``dlast``.
-
-    Farm groups (union-find), free-space lists, district fill and influence, region
-    counts, offshore farms, castle adjacency and farm counts, castles held, cathedral
-    pieces, tower visits, largest farm group, first ranks (Ireland) and tiles placed.
-    """
-    st = state
-    b = st.board
-    n = st.n
-    occ, tile = st.occ, st.tile
-    ns = len(b.spaces)
-    st.free = [[], [], [], []]
-    st.pos = [0] * ns
-    parent = st.uf_parent = list(range(ns))
-    size = st.uf_size = [1] * ns
-
-    def find(x: int) -> int:
-        return uf_find(parent, x)
-
-    st.dfill = [0] * len(b.districts)
-    st.infl = [0] * (len(b.districts) * n)
-    st.rcount = [0] * (len(b.regions) * n)
-    st.nfarm_off = [0] * n
-    st.placed = [0] * n
-    st.cadj = [0] * (len(b.castles) * n)
-    st.cfarm = [0] * (len(b.castles) * n)
-    st.cath = [0] * len(b.cathedrals)
-    st.tmask = [0] * len(b.towers)
-    for s in b.spaces:
-        h = s.index
-        p = occ[h]
-        if p == -1:
-            lst = st.free[_LIST_OF_KIND[s.kind]]
-            st.pos[h] = len(lst)
-            lst.append(h)
-            continue
-        if p == NEUTRAL:
-            continue
-        t = tile[h]
-        st.placed[p] += 1
-        st.rcount[s.region * n + p] += 1
-        farm = t < 2
-        if farm:
-            if s.offshore:
-                st.nfarm_off[p] += 1
-            for nb in b.nbrs[h]:
-                if occ[nb] == p and tile[nb] == t:
-                    a, c = find(h), find(nb)
-                    if a != c:
-                        if size[a] < size[c]:
-                            a, c = c, a
-                        parent[c] = a
-                        size[a] += size[c]
-        else:
-            st.infl[s.district * n + p] += t - 1
-            st.dfill[s.district] += 1
-        for c in b.adj_castles[h]:
-            st.cadj[c * n + p] += 1
-            if farm:
-                st.cfarm[c * n + p] += 1
-        # K-1, I-6: a piece / visit comes with the first tile next to the structure.
-        for k in b.adj_cathedrals[h]:
-            st.cath[k] |= 1 << p
-        for k in b.adj_towers[h]:
-            st.tmask[k] |= 1 << p
-    st.maxgroup = [0] * n
-    for s in b.spaces:
-        p = occ[s.index]
-        if 0 <= p < n and tile[s.index] < 2:
-            st.maxgroup[p] = max(st.maxgroup[p], size[find(s.index)])
-    st.held = [sum(1 for x in st.holder if x == q) for q in range(n)]
-    st.towers_seen = [sum(1 for m in st.tmask if m >> q & 1) for q in range(n)]
-    st.dfirst = [0] * n
-    if st.display:
-        # First ranks count for Ireland's public missions (I-11); a full district was ranked
-        # when its completer, its last placer, filled it (T-3, T-4, T-5).
-        for d, dist in enumerate(b.districts):
-            if dist.size > 1 and st.dfill[d] == dist.size:
-                present = [q for q in range(n) if st.infl[d * n + q] > 0]
-                rank_order(present, st.infl, d * n, st.dlast[d], n,
-                           dist.size == 2 and "medium_completer_wins" in st.game.variants)
-                if present:
-                    st.dfirst[present[0]] += 1
-
-
-def load_position(state: State, pos: Position) -> None:
-    """Write the facts of ``pos`` into ``state`` and rebuild every derived table.
-
-    Hidden facts (supplies, hands, set-aside tiles, deck order) are left as they are;
-    secret mission cards are written only when the position has them.
-    """
-    st = state
-    b = st.board
-    g = st.game
-    n = st.n
-    card_ix = {c.id: c.index for c in g.cards}
-    tok_ix = {t.id: t.index for t in g.tokens}
-    st.occ = [-1] * len(b.spaces)
-    st.tile = [-1] * len(b.spaces)
-    for t in pos.tiles:
-        h = b.by_label[t.hex.strip().upper()]
-        if t.seat is None:
-            st.occ[h] = NEUTRAL
-        else:
-            st.occ[h] = t.seat
-            st.tile[h] = TILE_CODES.index(str(t.tile))
-    st.holder = [-1] * len(b.castles)
-    castle_ix = {c.id: c.index for c in b.castles}
-    for cid, q in pos.castles:
-        st.holder[castle_ix[cid]] = q
-    last = {d: q for d, q in pos.district_last}
-    st.dlast = [-1] * len(b.districts)
-    for d in b.districts:
-        if d.id in last:
-            st.dlast[d.index] = last[d.id]
-        else:
-            # No tie depends on it (validate checks): any seat present will do.
-            for h in d.spaces:
-                if 0 <= st.occ[h] < n and st.tile[h] >= 2:
-                    st.dlast[d.index] = st.occ[h]
-                    break
-    st.display = [card_ix[c] for c in pos.display]
-    if pos.tower_tokens:
-        tok_at = dict(pos.tower_tokens)
-        st.tokens_on_towers = [tok_ix[tok_at[t.id]] for t in b.towers]
-    st.fulfilled = [0] * len(g.cards)
-    st.first_paid = [False] * len(g.cards)
-    for m, who in pos.fulfilled:
-        st.fulfilled[card_ix[m]] = sum(1 << q for q in who)
-        # The first to fulfil took the higher value; later ones get the lower (I-10).
-        st.first_paid[card_ix[m]] = bool(who)
-    st.marks = [[card_ix[c] for c in ms] for ms in pos.marks]
-    st.score = list(pos.scores)
-    st.cat = [0] * (NCAT * n)
-    for q, bd in enumerate(pos.breakdown):
-        for name, v in bd:
-            st.cat[CATEGORIES.index(name) * n + q] = v
-    if pos.secrets is not None:
-        own = [[card_ix[c] for c in s] for s in pos.secrets]
-        if b.is_ireland:
-            st.secret = own
-        else:
-            st.missions = own
-    rebuild_tables(st)
-
-
 def _bare_state(game: Game, pos: Position) -> State:
-    """A state at ``pos`` between turns: no tile in hand, unplaced tiles as supplies."""
-    from rebirth.engine.game import Setup
-
-    n = game.players
-    full, _ = starting_tiles(n)
-    known = set(pos.display) | {c for s in pos.secrets or () for c in s}
-    unseen = [c.id for c in game.cards if c.id not in known]
-    deck = unseen if pos.deck_count is None else unseen[: pos.deck_count]
-    tok = dict(pos.tower_tokens)
-    # Full supplies, so that the constructor's first turn never ends the game.
-    setup = Setup(supplies=tuple(full for _ in range(n)), set_aside=tuple(() for _ in range(n)),
-                  mission_deck=tuple(deck), start_player=0, display=tuple(pos.display),
-                  tower_tokens=tuple(tok[t.id] for t in game.board.towers) if tok else ())
-    st = State(game, setup, seed=0)
-    load_position(st, pos)
-    for q in range(n):
-        rest = Counter(full)
-        rest.subtract(Counter(st.tile[h] for h in range(len(st.occ)) if st.occ[h] == q))
-        st.supply[q] = sorted(rest.elements())
-        st.sptr[q] = 0
-        st.hand[q] = -1
-    st.cur = 0
-    st.phase = PHASE_PLACE
-    return st
+    """A state at ``pos`` between turns (see :meth:`State.from_facts`), not validated."""
+    return State.from_facts(game, pos)
 
 
 def _checked_state(game: Game, pos: Position) -> State:
@@ -971,8 +799,8 @@ def castle_control(game: Game, position: Position) -> tuple[CastleStanding, ...]
     for c in st.board.castles:
         k = c.index * n
         out.append(CastleStanding(
-            castle=c.id, hex=c.label, holder=st.holder[c.index],
-            adjacent=tuple(st.cadj[k:k + n]), farms=tuple(st.cfarm[k:k + n]),
+            castle=c.id, hex=c.label, holder=st.castles.holder[c.index],
+            adjacent=tuple(st.castles.adjacent[k:k + n]), farms=tuple(st.castles.adjacent_farms[k:k + n]),
             events=tuple(e for e in final if e.kind == "castle_final" and e.data.get("castle") == c.id)))
     return tuple(out)
 
@@ -1004,18 +832,18 @@ def settlement_standings(game: Game, position: Position) -> tuple[DistrictStandi
     out = []
     for d in b.districts:
         # A 1-space district has no ranks: it paid its influence when the tile was placed (T-2).
-        if d.size == 1 or not base.dfill[d.index]:
+        if d.size == 1 or not base.districts.filled[d.index]:
             continue
-        infl = tuple(base.infl[d.index * n:(d.index + 1) * n])
+        infl = tuple(base.districts.influence[d.index * n:(d.index + 1) * n])
         present = [q for q in range(n) if infl[q] > 0]
-        complete = base.dfill[d.index] == d.size
-        rank_order(present, base.infl, d.index * n, base.dlast[d.index], n,
+        complete = base.districts.filled[d.index] == d.size
+        rank_order(present, base.districts.influence, d.index * n, base.districts.last_placer[d.index], n,
                    d.size == 2 and "medium_completer_wins" in game.variants)
         points, events = base.district_payout(d.index)
         vals = [infl[q] for q in present]
         out.append(DistrictStanding(
             district=d.id, hexes=tuple(b.spaces[h].label for h in d.spaces), complete=complete,
-            influence=infl, order=tuple(present), last_placer=base.dlast[d.index],
+            influence=infl, order=tuple(present), last_placer=base.districts.last_placer[d.index],
             tied=len(set(vals)) < len(vals),
             points=points,
             events=tuple(events)))

@@ -110,7 +110,7 @@ def summary_json(state: State) -> dict[str, Any]:
     placements = []
     for seat, aid in state.history:
         if seat >= 0 and aid < len(b.spaces):
-            placements.append({"seat": seat, "tile": tile_code(state.tile[aid]),
+            placements.append({"seat": seat, "tile": tile_code(state.occupancy.tile[aid]),
                                "hex": b.spaces[aid].label})
     return {
         "board": b.id,
@@ -118,8 +118,8 @@ def summary_json(state: State) -> dict[str, Any]:
         "variants": sorted(state.game.variants),
         "terminal": state.is_terminal(),
         **result_json(state),
-        "placed": state.placed[:],
-        "neutral": sum(1 for o in state.occ if o == NEUTRAL),
+        "placed": state.occupancy.placed[:],
+        "neutral": sum(1 for o in state.occupancy.owner if o == NEUTRAL),
         "setup": state.setup.to_json(),
         "placements": placements,
     }

@@ -10,6 +10,7 @@ lists (index ``x * n + seat``) so that ``clone`` is a handful of list copies.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -27,10 +28,12 @@ from rebirth.engine.actions import (
 from rebirth.engine.board import BLANK, ENERGY, FLEXIBLE, FOOD, SETTLEMENT
 from rebirth.engine.codec import unknown_action
 from rebirth.engine.events import Event
-from rebirth.engine.tiles import NEUTRAL, TILE_NAMES_DE, parse_tile, starting_tiles, tile_code
+from rebirth.engine.tables import Castles, Districts, Occupancy, Visits
+from rebirth.engine.tiles import NEUTRAL, TILE_CODES, TILE_NAMES_DE, parse_tile, starting_tiles, tile_code
 
 if TYPE_CHECKING:
     from rebirth.engine.game import Game, Setup
+    from rebirth.engine.position import Position
 
 CATEGORIES = ("farms", "settlements", "ports", "castles", "missions", "offshore", "towers",
               "public_missions")
@@ -178,46 +181,33 @@ class State:
         "_events",
         "aside",
         "board",
-        "cadj",
+        "castles",
         "cat",
-        "cath",
         "ccond",
-        "cfarm",
         "cur",
         "deck",
         "deck_pos",
-        "dfill",
-        "dfirst",
         "discarded",
         "display",
-        "dlast",
+        "districts",
         "done",
         "extra_tile",
         "final_events",
         "first_paid",
-        "free",
         "fulfilled",
         "game",
         "hand",
-        "held",
         "history",
         "hjson",
-        "holder",
-        "infl",
         "initial_events",
         "known_aside",
         "marks",
-        "maxgroup",
         "missions",
         "n",
-        "nfarm_off",
-        "occ",
+        "occupancy",
         "pending_double",
         "pending_extra",
         "phase",
-        "placed",
-        "pos",
-        "rcount",
         "returned",
         "rng",
         "score",
@@ -225,13 +215,9 @@ class State:
         "setup",
         "sptr",
         "supply",
-        "tile",
-        "tmask",
         "tokens_on_towers",
-        "towers_seen",
         "turn",
-        "uf_parent",
-        "uf_size",
+        "visited",
         "winners_",
     )
 
@@ -244,32 +230,16 @@ class State:
         self.setup = setup
         self.rng = random.Random(seed)
         ns = len(b.spaces)
-        self.occ = [-1] * ns
-        self.tile = [-1] * ns
-        self.uf_parent = list(range(ns))
-        self.uf_size = [1] * ns
-        self.free: list[list[int]] = [[], [], [], []]
-        self.pos = [0] * ns
+        self.occupancy = Occupancy.empty(ns, len(b.regions), n)
+        free = self.occupancy.free
+        free_at = self.occupancy.free_at
         for s in b.spaces:
-            lst = self.free[_LIST_OF_KIND[s.kind]]
-            self.pos[s.index] = len(lst)
+            lst = free[_LIST_OF_KIND[s.kind]]
+            free_at[s.index] = len(lst)
             lst.append(s.index)
-        nd = len(b.districts)
-        self.dfill = [0] * nd
-        self.dlast = [-1] * nd
-        self.infl = [0] * (nd * n)
-        nc = len(b.castles)
-        self.cadj = [0] * (nc * n)
-        self.cfarm = [0] * (nc * n)
-        self.holder = [-1] * nc
-        self.held = [0] * n
-        self.cath = [0] * len(b.cathedrals)
-        self.tmask = [0] * len(b.towers)
-        self.towers_seen = [0] * n
-        self.rcount = [0] * (len(b.regions) * n)
-        self.maxgroup = [0] * n
-        self.dfirst = [0] * n
-        self.nfarm_off = [0] * n
+        self.districts = Districts.empty(len(b.districts), n)
+        self.castles = Castles.empty(len(b.castles), n)
+        self.visited = Visits.empty(len(b.cathedrals), len(b.towers), n)
         self.score = [0] * n
         self.cat = [0] * (NCAT * n)
         card_ix = {c.id: c.index for c in game.cards}
@@ -295,7 +265,6 @@ class State:
         _, ret = starting_tiles(n)
         self.returned = [list(ret) for _ in range(n)]
         self.discarded: list[list[int]] = [[] for _ in range(n)]
-        self.placed = [0] * n
         self.history: list[tuple[int, int]] = []
         self.hjson: list[dict[str, Any]] = []
         self.winners_: list[int] = []
@@ -312,8 +281,8 @@ class State:
         if n == 2:
             for h in b.blockers:
                 self._remove_free(h)
-                self.occ[h] = NEUTRAL
-                self.tile[h] = -1
+                self.occupancy.owner[h] = NEUTRAL
+                self.occupancy.tile[h] = -1
         for p in range(n):
             self._draw(p)
         # A P-7 discard can happen before the first turn on a custom map; keep its event.
@@ -324,6 +293,179 @@ class State:
                     events.append(explain.returned_4p(p, [tile_code(t) for t in ret]))
             self._start_turn()
         self.initial_events: list[Event] = events
+
+    # ------------------------------------------------------- state from facts
+
+    @staticmethod
+    def from_facts(game: Game, pos: Position) -> State:
+        """A state at position ``pos`` between turns: no tile in hand, every seat's unplaced
+        tiles as its supply (S-1, S-2), the unseen cards as the deck. Not validated: see
+        :meth:`Position.validate`, which calls this."""
+        from rebirth.engine.game import Setup  # game.py imports this module
+
+        n = game.players
+        full, _ = starting_tiles(n)
+        known = set(pos.display) | {c for s in pos.secrets or () for c in s}
+        unseen = [c.id for c in game.cards if c.id not in known]
+        deck = unseen if pos.deck_count is None else unseen[: pos.deck_count]
+        tok = dict(pos.tower_tokens)
+        # Full supplies, so that the constructor's first turn never ends the game.
+        setup = Setup(supplies=tuple(full for _ in range(n)), set_aside=tuple(() for _ in range(n)),
+                      mission_deck=tuple(deck), start_player=0, display=tuple(pos.display),
+                      tower_tokens=tuple(tok[t.id] for t in game.board.towers) if tok else ())
+        st = State(game, setup, seed=0)
+        st.load_facts(pos)
+        occ, tile = st.occupancy.owner, st.occupancy.tile
+        for q in range(n):
+            rest = Counter(full)
+            rest.subtract(Counter(tile[h] for h in range(len(occ)) if occ[h] == q))
+            st.supply[q] = sorted(rest.elements())
+            st.sptr[q] = 0
+            st.hand[q] = -1
+        st.cur = 0
+        st.phase = PHASE_PLACE
+        return st
+
+    def load_facts(self, pos: Position) -> None:
+        """Write the public facts of ``pos`` into this state and derive every table from them
+        (:meth:`derive_tables`). Hidden facts (supplies, hands, set-aside tiles, deck order)
+        stay as they are; secret mission cards are written only when ``pos`` has them."""
+        b = self.board
+        g = self.game
+        n = self.n
+        card_ix = {c.id: c.index for c in g.cards}
+        tok_ix = {t.id: t.index for t in g.tokens}
+        occ = [-1] * len(b.spaces)
+        tile = [-1] * len(b.spaces)
+        for pt in pos.tiles:
+            h = b.by_label[pt.hex.strip().upper()]
+            if pt.seat is None:
+                occ[h] = NEUTRAL
+            else:
+                occ[h] = pt.seat
+                tile[h] = TILE_CODES.index(str(pt.tile))
+        holder = [-1] * len(b.castles)
+        castle_ix = {c.id: c.index for c in b.castles}
+        for cid, q in pos.castles:
+            holder[castle_ix[cid]] = q
+        last = dict(pos.district_last)
+        last_placer = [-1] * len(b.districts)
+        for d in b.districts:
+            if d.id in last:
+                last_placer[d.index] = last[d.id]
+            else:
+                # No tie depends on it (validate checks): any seat present will do.
+                for h in d.spaces:
+                    if 0 <= occ[h] < n and tile[h] >= 2:
+                        last_placer[d.index] = occ[h]
+                        break
+        self.display = [card_ix[c] for c in pos.display]
+        if pos.tower_tokens:
+            tok_at = dict(pos.tower_tokens)
+            self.tokens_on_towers = [tok_ix[tok_at[t.id]] for t in b.towers]
+        self.fulfilled = [0] * len(g.cards)
+        self.first_paid = [False] * len(g.cards)
+        for m, who in pos.fulfilled:
+            self.fulfilled[card_ix[m]] = sum(1 << q for q in who)
+            # The first to fulfil took the higher value; later ones get the lower (I-10).
+            self.first_paid[card_ix[m]] = bool(who)
+        self.marks = [[card_ix[c] for c in ms] for ms in pos.marks]
+        self.score = list(pos.scores)
+        self.cat = [0] * (NCAT * n)
+        for q, bd in enumerate(pos.breakdown):
+            for name, v in bd:
+                self.cat[CATEGORIES.index(name) * n + q] = v
+        if pos.secrets is not None:
+            own = [[card_ix[c] for c in s] for s in pos.secrets]
+            if b.is_ireland:
+                self.secret = own
+            else:
+                self.missions = own
+        self.derive_tables(occ, tile, holder, last_placer)
+
+    def derive_tables(self, owner: list[int], tile: list[int], holder: list[int],
+                      last_placer: list[int]) -> None:
+        """Set the board to ``owner``/``tile`` (per space), castle ``holder`` and district
+        ``last_placer``, and recompute every table the engine derives from them (see
+        :mod:`rebirth.engine.tables`): farm groups, free lists, region counts, offshore
+        farms, tiles placed, district fill and influence, first ranks (Ireland), castle
+        adjacency and castles held, cathedral pieces and tower visits. The one derivation
+        from facts; ``_place`` keeps the same tables up to date move by move."""
+        b = self.board
+        n = self.n
+        ns = len(b.spaces)
+        spaces = Occupancy.empty(ns, len(b.regions), n)
+        spaces.owner = owner
+        spaces.tile = tile
+        parent, size = spaces.group_parent, spaces.group_size
+        dt = Districts.empty(len(b.districts), n)
+        dt.last_placer = last_placer
+        ct = Castles.empty(len(b.castles), n)
+        ct.holder = holder
+        vt = Visits.empty(len(b.cathedrals), len(b.towers), n)
+        for s in b.spaces:
+            h = s.index
+            p = owner[h]
+            if p == -1:
+                lst = spaces.free[_LIST_OF_KIND[s.kind]]
+                spaces.free_at[h] = len(lst)
+                lst.append(h)
+                continue
+            if p == NEUTRAL:
+                continue
+            t = tile[h]
+            spaces.placed[p] += 1
+            spaces.region_tiles[s.region * n + p] += 1
+            farm = t < 2
+            if farm:
+                if s.offshore:
+                    spaces.offshore_farms[p] += 1
+                for nb in b.nbrs[h]:
+                    if owner[nb] == p and tile[nb] == t:
+                        a, c = uf_find(parent, h), uf_find(parent, nb)
+                        if a != c:
+                            if size[a] < size[c]:
+                                a, c = c, a
+                            parent[c] = a
+                            size[a] += size[c]
+            else:
+                dt.influence[s.district * n + p] += t - 1
+                dt.filled[s.district] += 1
+            for c in b.adj_castles[h]:
+                ct.adjacent[c * n + p] += 1
+                if farm:
+                    ct.adjacent_farms[c * n + p] += 1
+            # K-1, I-6: a piece / visit comes with the first tile next to the structure.
+            for k in b.adj_cathedrals[h]:
+                vt.cathedral_pieces[k] |= 1 << p
+            for k in b.adj_towers[h]:
+                vt.tower_visits[k] |= 1 << p
+        for s in b.spaces:
+            p = owner[s.index]
+            if 0 <= p < n and tile[s.index] < 2:
+                spaces.largest_group[p] = max(spaces.largest_group[p],
+                                              size[uf_find(parent, s.index)])
+        ct.held = [sum(1 for x in holder if x == q) for q in range(n)]
+        vt.towers_visited = [sum(1 for m in vt.tower_visits if m >> q & 1) for q in range(n)]
+        if self.display:
+            # First ranks count for Ireland's public missions (I-11); a full district was
+            # ranked when its completer, its last placer, filled it (T-3, T-4, T-5).
+            for d, dist in enumerate(b.districts):
+                if dist.size > 1 and dt.filled[d] == dist.size:
+                    present = [q for q in range(n) if dt.influence[d * n + q] > 0]
+                    rank_order(present, dt.influence, d * n, last_placer[d], n,
+                               dist.size == 2 and "medium_completer_wins" in self.game.variants)
+                    if present:
+                        dt.first_ranks[present[0]] += 1
+        self.occupancy = spaces
+        self.districts = dt
+        self.castles = ct
+        self.visited = vt
+
+    def rederive_tables(self) -> None:
+        """:meth:`derive_tables` from this state's own board facts (a consistency check)."""
+        self.derive_tables(self.occupancy.owner[:], self.occupancy.tile[:],
+                           self.castles.holder[:], self.districts.last_placer[:])
 
     # ------------------------------------------------------------------ basics
 
@@ -338,26 +480,10 @@ class State:
         # Random(0) is cheap to build; a seedless Random() would read the OS entropy pool.
         c.rng = random.Random(0)
         c.rng.setstate(self.rng.getstate())
-        c.occ = self.occ[:]
-        c.tile = self.tile[:]
-        c.uf_parent = self.uf_parent[:]
-        c.uf_size = self.uf_size[:]
-        c.free = [lst[:] for lst in self.free]
-        c.pos = self.pos[:]
-        c.dfill = self.dfill[:]
-        c.dlast = self.dlast[:]
-        c.infl = self.infl[:]
-        c.cadj = self.cadj[:]
-        c.cfarm = self.cfarm[:]
-        c.holder = self.holder[:]
-        c.held = self.held[:]
-        c.cath = self.cath[:]
-        c.tmask = self.tmask[:]
-        c.towers_seen = self.towers_seen[:]
-        c.rcount = self.rcount[:]
-        c.maxgroup = self.maxgroup[:]
-        c.dfirst = self.dfirst[:]
-        c.nfarm_off = self.nfarm_off[:]
+        c.occupancy = self.occupancy.clone()
+        c.districts = self.districts.clone()
+        c.castles = self.castles.clone()
+        c.visited = self.visited.clone()
         c.score = self.score[:]
         c.cat = self.cat[:]
         c.deck = self.deck
@@ -378,7 +504,6 @@ class State:
         c.known_aside = [k[:] for k in self.known_aside]
         c.returned = self.returned
         c.discarded = [d[:] for d in self.discarded]
-        c.placed = self.placed[:]
         c.history = self.history[:]
         c.hjson = []
         c.winners_ = self.winners_[:]
@@ -440,16 +565,16 @@ class State:
 
     def group_root(self, h: int) -> int:
         """The root space of the farm group on space ``h`` (``h`` itself when alone)."""
-        return uf_find(self.uf_parent, h)
+        return uf_find(self.occupancy.group_parent, h)
 
     def best_farm_spaces(self, spaces: list[int], p: int, t: int) -> list[int]:
         """Among free ``spaces``, those where a farm ``t`` of seat ``p`` would form the
         largest group (what F-1 pays most for), in the order given: the playout policy's
         question, answered in one call."""
-        parent = self.uf_parent
-        size = self.uf_size
-        occ = self.occ
-        tile = self.tile
+        parent = self.occupancy.group_parent
+        size = self.occupancy.group_size
+        occ = self.occupancy.owner
+        tile = self.occupancy.tile
         nbrs = self.board.nbrs
         best_g = -1
         best: list[int] = []
@@ -474,7 +599,7 @@ class State:
     # ------------------------------------------------------------ legal actions
 
     def _spaces_for(self, t: int) -> list[int]:
-        free = self.free
+        free = self.occupancy.free
         if t >= 2:
             return free[L_SETTLE][:]
         own = L_ENERGY if t == 0 else L_FOOD
@@ -485,7 +610,7 @@ class State:
         return free[L_FOOD if t == 0 else L_ENERGY][:]
 
     def _has_space_for(self, t: int) -> bool:
-        free = self.free
+        free = self.occupancy.free
         if t >= 2:
             return bool(free[L_SETTLE])
         return bool(free[0] or free[1] or free[2])
@@ -521,7 +646,7 @@ class State:
             opts = self.legal_action_ids()
             return opts[int(rng.random() * len(opts))]
         t = self.tile_to_place
-        free = self.free
+        free = self.occupancy.free
         if t >= 2:
             lst = free[L_SETTLE]
             return lst[int(rng.random() * len(lst))]
@@ -657,7 +782,8 @@ class State:
         c = self.clone()
         dist = self.board.districts[d]
         with c.recording() as events:
-            c._score_district(d, self.dlast[d], final=self.dfill[d] < len(dist.spaces))
+            c._score_district(d, self.districts.last_placer[d],
+                              final=self.districts.filled[d] < len(dist.spaces))
         return tuple(c.score[q] - self.score[q] for q in range(self.n)), events
 
     def start_play(self, to_move: int) -> None:
@@ -680,7 +806,7 @@ class State:
                     "du musst jetzt ein Plättchen legen, keinen x2-Marker")
         s = b.spaces[aid]
         t = self.tile_to_place
-        if self.occ[aid] != -1:
+        if self.occupancy.owner[aid] != -1:
             return (f"{s.label} is already occupied (P-1)", f"{s.label} ist schon belegt (P-1)")
         if t >= 2:
             return (f"{s.label} is not a settlement space; a settlement goes only there (P-4)",
@@ -724,12 +850,14 @@ class State:
     # ---------------------------------------------------------------- the turn
 
     def _remove_free(self, h: int) -> None:
-        lst = self.free[_LIST_OF_KIND[self.board.spaces[h].kind]]
-        i = self.pos[h]
+        spaces = self.occupancy
+        lst = spaces.free[_LIST_OF_KIND[self.board.spaces[h].kind]]
+        free_at = spaces.free_at
+        i = free_at[h]
         last = lst.pop()
         if last != h:
             lst[i] = last
-            self.pos[last] = i
+            free_at[last] = i
 
     def _draw(self, p: int) -> None:
         """P-6: draw the next supply tile into the hand, if any is left."""
@@ -817,15 +945,16 @@ class State:
     def _place(self, p: int, h: int, t: int) -> None:
         b = self.board
         n = self.n
-        occ = self.occ
-        tl = self.tile
+        spaces = self.occupancy  # the tables bound once: this is the playouts' hot path
+        occ = spaces.owner
+        tl = spaces.tile
         ev = self._events
         self._remove_free(h)
         occ[h] = p
         tl[h] = t
-        self.placed[p] += 1
+        spaces.placed[p] += 1
         sp = b.spaces[h]
-        self.rcount[sp.region * n + p] += 1
+        spaces.region_tiles[sp.region * n + p] += 1
         farm = t < 2
         completed = False
         if ev is not None:
@@ -833,8 +962,8 @@ class State:
             ev.append(explain.place(p, t, sp, emergency))
         if farm:
             # F-1: union-find over same-owner, same-type neighbours.
-            parent = self.uf_parent
-            size = self.uf_size
+            parent = spaces.group_parent
+            size = spaces.group_size
             root = h
             for nb in b.nbrs[h]:
                 if occ[nb] == p and tl[nb] == t:
@@ -850,22 +979,24 @@ class State:
             g = size[root]
             self.score[p] += g
             self.cat[p] += g  # C_FARMS == 0
-            if g > self.maxgroup[p]:
-                self.maxgroup[p] = g
+            largest = spaces.largest_group
+            if g > largest[p]:
+                largest[p] = g
             if ev is not None:
                 ev.append(explain.farm(p, t, g))
             if sp.offshore:
                 self._pay(p, 1, C_OFFSHORE)
-                self.nfarm_off[p] += 1
+                spaces.offshore_farms[p] += 1
                 if ev is not None:
                     ev.append(explain.offshore(p, sp))
         else:
             d = sp.district
             dist = b.districts[d]
             inf = t - 1
-            self.infl[d * n + p] += inf
-            self.dfill[d] += 1
-            self.dlast[d] = p
+            dt = self.districts
+            dt.influence[d * n + p] += inf
+            dt.filled[d] += 1
+            dt.last_placer[d] = p
             size_d = len(dist.spaces)
             if size_d == 1:
                 self._pay(p, inf, C_SETTLE)
@@ -875,39 +1006,44 @@ class State:
                 self._pay(p, 1, C_PORTS)
                 if ev is not None:
                     ev.append(explain.port(p, sp))
-            if size_d > 1 and self.dfill[d] == size_d:
+            if size_d > 1 and dt.filled[d] == size_d:
                 completed = True
                 self._score_district(d, p, final=False)
         # C-1…C-4
+        ct = self.castles
+        adj = ct.adjacent
+        adj_farms = ct.adjacent_farms
+        holder = ct.holder
+        held = ct.held
         for c in b.adj_castles[h]:
             k = c * n
-            self.cadj[k + p] += 1
+            adj[k + p] += 1
             if farm:
-                self.cfarm[k + p] += 1
-            hol = self.holder[c]
+                adj_farms[k + p] += 1
+            hol = holder[c]
             if hol == p:
                 continue
             if hol < 0:
-                self.holder[c] = p
-                self.held[p] += 1
+                holder[c] = p
+                held[p] += 1
                 if ev is not None:
                     ev.append(explain.castle_claim(p, b.castles[c]))
                 continue
-            mine, theirs = self.cadj[k + p], self.cadj[k + hol]
+            mine, theirs = adj[k + p], adj[k + hol]
             take = mine > theirs
             rule = "C-2"
             if mine == theirs:
-                mf, tf = self.cfarm[k + p], self.cfarm[k + hol]
+                mf, tf = adj_farms[k + p], adj_farms[k + hol]
                 rule = "C-3"
                 take = mf > tf or (mf == tf and "castle_tie_to_active" in self.game.variants)
             if take:
-                self.holder[c] = p
-                self.held[p] += 1
-                self.held[hol] -= 1
+                holder[c] = p
+                held[p] += 1
+                held[hol] -= 1
             if ev is not None:
                 ev.append(explain.castle_contest(
                     p, hol, b.castles[c], take=take, rule=rule, mine=mine, theirs=theirs,
-                    my_farms=self.cfarm[k + p], their_farms=self.cfarm[k + hol]))
+                    my_farms=adj_farms[k + p], their_farms=adj_farms[k + hol]))
         if b.adj_cathedrals[h]:
             self._cathedrals(p, h)
         if b.adj_towers[h]:
@@ -929,9 +1065,10 @@ class State:
         bit = 1 << p
         ev = self._events
         for k in b.adj_cathedrals[h]:
-            if self.cath[k] & bit:
+            pieces = self.visited.cathedral_pieces
+            if pieces[k] & bit:
                 continue
-            self.cath[k] |= bit
+            pieces[k] |= bit
             card = self._draw_card(self.missions[p])
             if ev is not None:
                 ev.append(explain.cathedral(p, b.cathedrals[k],
@@ -943,10 +1080,11 @@ class State:
         ev = self._events
         # Adjacent towers resolve in the map's tower order (P-5); the table is built that way.
         for tw in b.adj_towers[h]:
-            if self.tmask[tw] & bit:
+            visits = self.visited
+            if visits.tower_visits[tw] & bit:
                 continue
-            self.tmask[tw] |= bit
-            self.towers_seen[p] += 1
+            visits.tower_visits[tw] |= bit
+            visits.towers_visited[p] += 1
             tok = self.game.tokens[self.tokens_on_towers[tw]]
             card = -1
             if tok.kind == "points":
@@ -967,7 +1105,7 @@ class State:
         dist = self.board.districts[d]
         size = len(dist.spaces)
         base = d * n
-        infl = self.infl
+        infl = self.districts.influence
         present = [q for q in range(n) if infl[base + q] > 0]
         if not present:
             return
@@ -984,7 +1122,7 @@ class State:
             pts = sum(ranks)
             self._pay(q, pts, C_SETTLE)
             if self.display:
-                self.dfirst[q] += 1
+                self.districts.first_ranks[q] += 1
             if ev is not None:
                 ev.append(explain.district_alone(q, dist, pts))
             return
@@ -994,7 +1132,7 @@ class State:
             pts = ranks[i]
             self._pay(q, pts, C_SETTLE)
             if i == 0 and not final and self.display:
-                self.dfirst[q] += 1
+                self.districts.first_ranks[q] += 1
             if ev is not None:
                 v = infl[base + q]
                 tied = any(o != q and infl[base + o] == v for o in present)
@@ -1015,18 +1153,18 @@ class State:
     def _meets(self, card: int, q: int) -> bool:
         kind, a, b = self.ccond[card]
         if kind == 0:
-            return self.maxgroup[q] >= a
+            return self.occupancy.largest_group[q] >= a
         if kind == 1:
-            return self.held[q] >= a
+            return self.castles.held[q] >= a
         if kind == 2:
-            return self.towers_seen[q] >= a
+            return self.visited.towers_visited[q] >= a
         if kind == 3:
-            return self.dfirst[q] >= a
+            return self.districts.first_ranks[q] >= a
         if kind == 4:
-            return self.nfarm_off[q] >= a
+            return self.occupancy.offshore_farms[q] >= a
         if kind == 5:
             n = self.n
-            rc = self.rcount
+            rc = self.occupancy.region_tiles
             return sum(1 for r in range(len(self.board.regions)) if rc[r * n + q] >= a) >= b
         return False
 
@@ -1040,9 +1178,10 @@ class State:
             return vals[q], max([1] + [v for o, v in enumerate(vals) if o != q])
         if kind == 5:
             n = self.n
-            rc = self.rcount
+            rc = self.occupancy.region_tiles
             return sum(1 for r in range(len(self.board.regions)) if rc[r * n + q] >= a), b
-        have = (self.maxgroup, self.held, self.towers_seen, self.dfirst, self.nfarm_off)[kind][q]
+        have = (self.occupancy.largest_group, self.castles.held, self.visited.towers_visited,
+                self.districts.first_ranks, self.occupancy.offshore_farms)[kind][q]
         return have, a
 
     def _public_missions(self, p: int, completed: bool) -> None:
@@ -1078,10 +1217,10 @@ class State:
         cond = self.game.cards[card].condition
         n = self.n
         out = [0] * n
-        occ = self.occ
+        occ = self.occupancy.owner
         spaces = self.game.mission_spaces[card]
         if cond["type"] == "most_settlements":
-            tile = self.tile
+            tile = self.occupancy.tile
             inf = cond["filter"].get("influence", 0)
             for i in spaces:
                 o = occ[i]
@@ -1117,11 +1256,11 @@ class State:
         n = self.n
         mark = len(self._events) if self._events is not None else 0
         for d, dist in enumerate(b.districts):
-            f = self.dfill[d]
+            f = self.districts.filled[d]
             if 0 < f < len(dist.spaces):
-                self._score_district(d, self.dlast[d], final=True)
+                self._score_district(d, self.districts.last_placer[d], final=True)
         ev = self._events
-        for c, hol in enumerate(self.holder):
+        for c, hol in enumerate(self.castles.holder):
             if hol >= 0:
                 self._pay(hol, CASTLE_POINTS, C_CASTLES)
                 if ev is not None:
@@ -1145,7 +1284,7 @@ class State:
             self.final_events = ev[mark:]
 
     def tara_count(self, tower: int, q: int) -> int:
-        return sum(1 for s in self.board.towers[tower].spaces if self.occ[s] == q)
+        return sum(1 for s in self.board.towers[tower].spaces if self.occupancy.owner[s] == q)
 
     def _winners(self) -> list[int]:
         return self.decide_winners()[0]
@@ -1170,7 +1309,7 @@ class State:
             literal_step = castles[-1] if castles else -1
         for step, (kind, ix) in enumerate(chain):
             if kind == "castle":
-                hol = self.holder[ix]
+                hol = self.castles.holder[ix]
                 if hol in tied or (step == literal_step and hol >= 0):
                     how.update(by="castle", id=self.board.castles[ix].id,
                                literal=hol not in tied)
@@ -1218,7 +1357,8 @@ class State:
     def tiles_of(self, q: int) -> dict[str, list[int]]:
         """Where each of seat q's tiles is (conservation invariant)."""
         b = self.board
-        placed = [self.tile[s.index] for s in b.spaces if self.occ[s.index] == q]
+        occ, tile = self.occupancy.owner, self.occupancy.tile
+        placed = [tile[s.index] for s in b.spaces if occ[s.index] == q]
         return {
             "supply": self.supply[q][self.sptr[q]:],
             "hand": [self.hand[q]] if self.hand[q] >= 0 else [],
