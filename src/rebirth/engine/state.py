@@ -28,7 +28,7 @@ from rebirth.engine.actions import (
 from rebirth.engine.board import BLANK, ENERGY, FLEXIBLE, FOOD, SETTLEMENT
 from rebirth.engine.codec import unknown_action
 from rebirth.engine.events import Event
-from rebirth.engine.tables import Castles, Districts, Occupancy, Visits
+from rebirth.engine.tables import Castles, Condition, Districts, FreeList, Occupancy, Phase, Visits
 from rebirth.engine.tiles import NEUTRAL, TILE_CODES, TILE_NAMES_DE, parse_tile, starting_tiles, tile_code
 
 if TYPE_CHECKING:
@@ -44,11 +44,13 @@ C_FARMS, C_SETTLE, C_PORTS, C_CASTLES, C_MISSIONS, C_OFFSHORE, C_TOWERS, C_PUBLI
 NCAT = 8
 
 # Free-space lists: which list a space of each kind lives in.
-L_ENERGY, L_FOOD, L_EITHER, L_SETTLE = 0, 1, 2, 3
+L_ENERGY, L_FOOD, L_EITHER, L_SETTLE = FreeList.ENERGY, FreeList.FOOD, FreeList.EITHER, FreeList.SETTLEMENT
 _LIST_OF_KIND = {ENERGY: L_ENERGY, FOOD: L_FOOD, BLANK: L_EITHER, FLEXIBLE: L_EITHER,
                  SETTLEMENT: L_SETTLE}
 
-PHASE_PLACE, PHASE_EXTRA, PHASE_MARK, PHASE_END, PHASE_CHANCE = 0, 1, 2, 3, 4
+# Short names of the phases, as the hot path uses them (module globals, no attribute lookup).
+PHASE_PLACE, PHASE_EXTRA, PHASE_MARK, PHASE_END, PHASE_CHANCE = (
+    Phase.PLACE, Phase.EXTRA, Phase.MARK, Phase.END, Phase.CHANCE)
 
 CHANCE = -2
 """``current_player`` at a chance node (OpenSpiel's chance player): an outcome is pending."""
@@ -58,20 +60,23 @@ TERMINAL = -1
 RANKS = {2: (5, 3), 3: (8, 5), 4: (12, 8, 5)}
 CASTLE_POINTS = 5
 
-_COND_KINDS = ("farm_group", "castles_held", "towers_adjacent", "district_firsts",
-               "offshore_farms", "tiles_in_provinces")
+_CONDITION_OF_TYPE = {"farm_group": Condition.FARM_GROUP, "castles_held": Condition.CASTLES_HELD,
+                      "towers_adjacent": Condition.TOWERS_VISITED,
+                      "district_firsts": Condition.DISTRICT_FIRSTS,
+                      "offshore_farms": Condition.OFFSHORE_FARMS,
+                      "tiles_in_provinces": Condition.TILES_IN_PROVINCES}
 
 
-def _compile_condition(cond: dict[str, Any]) -> tuple[int, int, int]:
+def _compile_condition(cond: dict[str, Any]) -> tuple[Condition, int, int]:
     """An Ireland condition as (kind, a, b) for the per-placement check (I-10, I-11)."""
-    t = cond.get("type")
-    if t not in _COND_KINDS:
-        return (-1, 0, 0)  # Scotland cards are evaluated once, at the end.
-    if t == "farm_group":
-        return (0, cond["size"], 0)
-    if t == "tiles_in_provinces":
-        return (5, cond["tiles"], cond["provinces"])
-    return (_COND_KINDS.index(t), cond["count"], 0)
+    kind = _CONDITION_OF_TYPE.get(str(cond.get("type")))
+    if kind is None:
+        return (Condition.NONE, 0, 0)  # Scotland cards are evaluated once, at the end.
+    if kind == Condition.FARM_GROUP:
+        return (kind, cond["size"], 0)
+    if kind == Condition.TILES_IN_PROVINCES:
+        return (kind, cond["tiles"], cond["provinces"])
+    return (kind, cond["count"], 0)
 
 
 def uf_find(parent: list[int], x: int) -> int:
@@ -273,7 +278,7 @@ class State:
         """Where events go while :meth:`recording`; None (the fast path) builds none."""
         self.done = False
         self.turn = 0
-        self.phase = PHASE_PLACE
+        self.phase: int = PHASE_PLACE  # a Phase; table mode adds phases of its own
         self.cur = setup.start_player
         self.tokens_on_towers = [tok_ix[t] for t in setup.tower_tokens]
         self.ccond = [_compile_condition(c.condition) for c in game.cards]
@@ -1148,21 +1153,21 @@ class State:
     def is_castle_mission(self, card: int) -> bool:
         """Whether ``card``'s condition is about castles held: the one measure that can be
         lost again (C-2), so a fulfilled castle mission may no longer be met (I-10)."""
-        return self.ccond[card][0] == 1
+        return self.ccond[card][0] == Condition.CASTLES_HELD
 
     def _meets(self, card: int, q: int) -> bool:
         kind, a, b = self.ccond[card]
-        if kind == 0:
+        if kind == Condition.FARM_GROUP:
             return self.occupancy.largest_group[q] >= a
-        if kind == 1:
+        if kind == Condition.CASTLES_HELD:
             return self.castles.held[q] >= a
-        if kind == 2:
+        if kind == Condition.TOWERS_VISITED:
             return self.visited.towers_visited[q] >= a
-        if kind == 3:
+        if kind == Condition.DISTRICT_FIRSTS:
             return self.districts.first_ranks[q] >= a
-        if kind == 4:
+        if kind == Condition.OFFSHORE_FARMS:
             return self.occupancy.offshore_farms[q] >= a
-        if kind == 5:
+        if kind == Condition.TILES_IN_PROVINCES:
             n = self.n
             rc = self.occupancy.region_tiles
             return sum(1 for r in range(len(self.board.regions)) if rc[r * n + q] >= a) >= b
@@ -1173,10 +1178,10 @@ class State:
         threshold (I-11); on Scotland q's count and the most any other seat has (K-3: q needs
         at least that, and at least 1, K-7)."""
         kind, a, b = self.ccond[card]
-        if kind < 0:
+        if kind == Condition.NONE:
             vals = self.mission_values(card)
             return vals[q], max([1] + [v for o, v in enumerate(vals) if o != q])
-        if kind == 5:
+        if kind == Condition.TILES_IN_PROVINCES:
             n = self.n
             rc = self.occupancy.region_tiles
             return sum(1 for r in range(len(self.board.regions)) if rc[r * n + q] >= a), b
