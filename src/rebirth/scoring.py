@@ -92,6 +92,8 @@ class Scored:
     missions_scored: bool
     position: Position
     board_state: State
+    checked: State | None = None
+    """The validated state at ``position`` (:meth:`Position.checked_state`), when one was built."""
 
 
 def _board_state(state: State) -> State:
@@ -126,12 +128,18 @@ def from_record(record: Any, board_file: str | None) -> Scored:
     return _from_position(state.game, pos, names, state)
 
 
-def _from_position(game: Game, pos: Position, names: list[str], state: State | None) -> Scored:
-    end = end_scoring(game, pos)
+def _from_position(game: Game, pos: Position, names: list[str], state: State | None,
+                   checked: State | None = None) -> Scored:
+    """``checked``: the validated state at ``pos``, if the caller has one (else built here)."""
+    chk = pos.checked_state(game) if checked is None else checked
+    end = end_scoring(game, pos, state=chk)
     running = (pos.scores, [dict(b) for b in pos.breakdown])
-    st = state if state is not None else pos.to_state(game)
+    if state is None:
+        # As Position.to_state(game): play would go on with seat 0 to move.
+        state = chk.clone()
+        state.start_play(0)
     return Scored(game, names, False, running, list(end.scores), list(end.breakdown),
-                  list(end.winners), list(end.events), end.missions_scored, pos, st)
+                  list(end.winners), list(end.events), end.missions_scored, pos, state, chk)
 
 
 def from_position_json(data: Any, lang: str) -> Scored:
@@ -181,14 +189,15 @@ def tiebreak(sc: Scored, lang: str) -> dict[str, Any]:
 def to_json(sc: Scored, lang: str) -> dict[str, Any]:
     """The JSON ``score --json`` prints; ``scores``/``breakdown``/``winners`` are the result."""
     game = sc.game
+    chk = sc.checked if sc.checked is not None else sc.position.checked_state(game)
     castles = [{"castle": c.castle, "hex": c.hex, "holder": c.holder, "adjacent": list(c.adjacent),
-                "farms": list(c.farms)} for c in castle_control(game, sc.position)]
+                "farms": list(c.farms)} for c in castle_control(game, sc.position, state=chk)]
     districts = [{"district": d.district, "hexes": list(d.hexes), "complete": d.complete,
                   "influence": list(d.influence), "order": list(d.order),
                   "last_placer": d.last_placer, "tied": d.tied, "points": list(d.points),
                   # A tie is decided by the last placer: at completion (T-4), or at the end (T-7).
                   "tie_rule": "T-4" if d.complete else "T-7", "last_matters": d.tied}
-                 for d in settlement_standings(game, sc.position)]
+                 for d in settlement_standings(game, sc.position, state=chk)]
     missions = [{"seat": e.seat, "card": e.data.get("mission"), "fulfilled": e.data.get("fulfilled"),
                  "points": e.points, "rule": e.rule,
                  "text": e.render(lang, sc.names, seat=e.seat)}
@@ -238,6 +247,12 @@ def _tile_seats(game: Game, pos: Position) -> dict[int, tuple[int, str]]:
 
 
 def complete(game: Game, pos: Position) -> tuple[Position, list[dict[str, Any]]]:
+    """See :func:`_complete` (which also hands back the state it built, if any)."""
+    out, choices, _ = _complete(game, pos)
+    return out, choices
+
+
+def _complete(game: Game, pos: Position) -> tuple[Position, list[dict[str, Any]], State | None]:
     """Fill in what the tiles decide and the page does not ask for: cathedral pieces and tower
     visits (exactly the seats next to them, K-1/I-6), the holder of a castle whose majority or
     farm tiebreak decides it (C-1…C-3), and the public missions met (I-10). A full tie at a castle
@@ -297,7 +312,7 @@ def complete(game: Game, pos: Position) -> tuple[Position, list[dict[str, Any]]]
     out = replace(pos, cathedrals=tuple((k, v) for k, v in cath.items() if v),
                   tower_visits=tuple((k, v) for k, v in visits.items() if v),
                   castles=tuple(held.items()), district_last=tuple(last.items()))
-    out = _fulfilled(game, out)
+    out, st = _fulfilled(game, out)
     if asks:
         a = asks[0]
         what_en = f"castle {a['id']} ({a['hex']})" if a["kind"] == "castle" else f"district {a['id']}"
@@ -306,19 +321,20 @@ def complete(game: Game, pos: Position) -> tuple[Position, list[dict[str, Any]]]
                       "depends on the history: choose (C-4, T-3)",
                       f"{what_de}: Sitze {a['seats']} liegen ganz gleichauf; wer sie hält / zuletzt "
                       "legte, hängt vom Verlauf ab: bitte wählen (C-4, T-3)", asks)
-    return out, choices
+    return out, choices, st
 
 
-def _fulfilled(game: Game, pos: Position) -> Position:
+def _fulfilled(game: Game, pos: Position) -> tuple[Position, State | None]:
     """Ireland: every seat that meets a public mission on display has fulfilled it (I-10); a
-    castle mission listed as fulfilled stays so (castles can be lost again)."""
+    castle mission listed as fulfilled stays so (castles can be lost again). Also returns the
+    (not validated) state it built to find out, for the caller to reuse."""
     by_id = {c.id: i for i, c in enumerate(game.cards)}
     if not game.board.is_ireland or not pos.display or any(m not in by_id for m in pos.display):
-        return pos
+        return pos, None
     try:
         st = _bare_state(game, replace(pos, fulfilled=()))
     except (PositionError, ValueError, KeyError, IndexError):
-        return pos  # validate names what is wrong
+        return pos, None  # validate names what is wrong
     given = dict(pos.fulfilled)
     ful = []
     for mid in pos.display:
@@ -328,7 +344,7 @@ def _fulfilled(game: Game, pos: Position) -> Position:
         seats = sorted({q for q in range(st.n) if st.meets_mission(m, q)} | keep)
         if seats:
             ful.append((mid, tuple(seats)))
-    return replace(pos, fulfilled=tuple(ful))
+    return replace(pos, fulfilled=tuple(ful)), st
 
 
 def _regions(st: State, lang: str) -> list[dict[str, Any]]:
@@ -357,12 +373,13 @@ def _clusters(st: State) -> list[dict[str, Any]]:
              "hexes": sorted(b.spaces[h].label for h in hs)} for hs in rows]
 
 
-def heat(game: Game, pos: Position, seat: int, lang: str, names: list[str]) -> list[dict[str, Any]]:
+def heat(game: Game, pos: Position, seat: int, lang: str, names: list[str], *,
+         state: State | None = None) -> list[dict[str, Any]]:
     """What the next tile of each kind the seat still has would score on every free hex (P-5).
 
     :meth:`State.score_placement` (as :func:`rebirth.engine.position.preview`) on one validated state
     (the position is checked once per request, not once per hex); illegal pairs are skipped."""
-    base = _checked_state(game, pos)
+    base = _checked_state(game, pos) if state is None else state
     if not 0 <= seat < base.n:
         raise PositionError(f"'seat': {seat!r} is not a seat of 0..{base.n - 1}",
                             f"'seat': {seat!r} ist kein Sitz von 0..{base.n - 1}")
@@ -395,11 +412,13 @@ def calculate(data: Any, seat: int, lang: str, names: list[str] | None = None) -
         game = Game.create(pos.board, pos.players, pos.variants)
     except (SetupError, MapError) as exc:
         raise PositionError(f"board/variants: {exc}", f"Spielplan/Varianten: {exc}") from exc
-    pos, choices = complete(game, pos)
-    pos.validate(game)
+    pos, choices, built = _complete(game, pos)
+    # The one validation and the one state of the request: every part below reads it (or a
+    # clone of it where the engine must play on).
+    chk = _checked_state(game, pos, into=built)
     if names is None or len(names) != pos.players:
         names = [tr("player", lang, n=q + 1) for q in range(pos.players)]
-    sc = _from_position(game, pos, names, None)
+    sc = _from_position(game, pos, names, None, chk)
     out = to_json(sc, lang)
     st = sc.board_state
     b = st.board
@@ -408,7 +427,7 @@ def calculate(data: Any, seat: int, lang: str, names: list[str] | None = None) -
     out["choices"] = choices
     out["regions"] = _regions(st, lang)
     out["clusters"] = _clusters(st)
-    out["heat"] = {"seat": seat, "cells": heat(game, pos, seat, lang, names)}
+    out["heat"] = {"seat": seat, "cells": heat(game, pos, seat, lang, names, state=chk)}
     out["cathedrals"] = [{"id": c.id, "hex": c.label, "name": c.name.get(lang, c.name["en"]),
                           "seats": [q for q in range(n) if st.visited.cathedral_pieces[c.index] >> q & 1]}
                          for c in b.cathedrals]

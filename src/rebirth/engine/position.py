@@ -213,6 +213,12 @@ class Position:
         """Refuse a position the rules make impossible in ``game`` (PositionError naming the hex)."""
         _checked_state(game, self)
 
+    def checked_state(self, game: Game) -> State:
+        """Validate (as :meth:`validate`) and return the state at this position between turns
+        (:meth:`State.from_facts`): pass it as ``state=`` to the scoring functions below, so
+        that one request validates once and builds one state."""
+        return _checked_state(game, self)
+
     def to_state(self, game: Game, *, to_move: int = 0) -> State:
         """A live state at this position with ``to_move`` to act next.
 
@@ -702,9 +708,15 @@ def _bare_state(game: Game, pos: Position) -> State:
     return State.from_facts(game, pos)
 
 
-def _checked_state(game: Game, pos: Position) -> State:
+def _checked_state(game: Game, pos: Position, into: State | None = None) -> State:
+    """Validate ``pos`` and build its state; ``into``: load the facts into that state instead
+    of building another (the calculator's one state per request)."""
     _check(game, pos)
-    st = _bare_state(game, pos)
+    if into is None:
+        st = _bare_state(game, pos)
+    else:
+        st = into
+        st.load_facts(pos)
     _check_derived(st, pos)
     return st
 
@@ -790,9 +802,11 @@ class CastleStanding:
     events: tuple[Event, ...]
 
 
-def castle_control(game: Game, position: Position) -> tuple[CastleStanding, ...]:
-    """Every castle's holder and adjacency counts, with the C-5 points it would pay at the end."""
-    st = _checked_state(game, position)
+def castle_control(game: Game, position: Position, *,
+                   state: State | None = None) -> tuple[CastleStanding, ...]:
+    """Every castle's holder and adjacency counts, with the C-5 points it would pay at the end.
+    ``state``: the position's :meth:`Position.checked_state`, if the caller has it."""
+    st = _checked_state(game, position) if state is None else state.clone()
     n = st.n
     final = st.end_now()
     out = []
@@ -823,10 +837,12 @@ class DistrictStanding:
     events: tuple[Event, ...]
 
 
-def settlement_standings(game: Game, position: Position) -> tuple[DistrictStanding, ...]:
+def settlement_standings(game: Game, position: Position, *,
+                         state: State | None = None) -> tuple[DistrictStanding, ...]:
     """Every district of 2+ spaces with settlements: influence, ranks, and points (paid at
-    completion, or what T-7 would pay if the game ended now)."""
-    base = _checked_state(game, position)
+    completion, or what T-7 would pay if the game ended now). ``state``: the position's
+    :meth:`Position.checked_state`, if the caller has it (it is not changed)."""
+    base = _checked_state(game, position) if state is None else state
     b = base.board
     n = base.n
     out = []
@@ -862,10 +878,11 @@ class EndScoring:
     """False when the position has no secret cards: missions are then not scored."""
 
 
-def end_scoring(game: Game, position: Position) -> EndScoring:
+def end_scoring(game: Game, position: Position, *, state: State | None = None) -> EndScoring:
     """Score the position as if the game ended now: T-7, C-5, secret missions (when the
-    position carries them), then the winners with the board's tiebreak (E-3, E-4)."""
-    st = _checked_state(game, position)
+    position carries them), then the winners with the board's tiebreak (E-3, E-4).
+    ``state``: the position's :meth:`Position.checked_state`, if the caller has it."""
+    st = _checked_state(game, position) if state is None else state.clone()
     ev = st.end_now()
     return EndScoring(
         scores=tuple(st.score),
