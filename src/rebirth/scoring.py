@@ -19,8 +19,6 @@ from rebirth.engine.game import Game, SetupError
 from rebirth.engine.position import (
     Position,
     PositionError,
-    _bare_state,
-    _checked_state,
     castle_control,
     end_scoring,
     settlement_standings,
@@ -98,11 +96,7 @@ class Scored:
 
 def _board_state(state: State) -> State:
     """The board of ``state`` as a not-finished state (for standings and tiebreak counts)."""
-    if not state.done:
-        return state
-    c = state.clone()
-    c.done = False  # the tables (occupancy, holders, influence) are the same; scores are not read
-    return c
+    return state.board_copy() if state.done else state
 
 
 def _position_of(state: State) -> Position:
@@ -332,7 +326,7 @@ def _fulfilled(game: Game, pos: Position) -> tuple[Position, State | None]:
     if not game.board.is_ireland or not pos.display or any(m not in by_id for m in pos.display):
         return pos, None
     try:
-        st = _bare_state(game, replace(pos, fulfilled=()))
+        st = State.from_facts(game, replace(pos, fulfilled=()))
     except (PositionError, ValueError, KeyError, IndexError):
         return pos, None  # validate names what is wrong
     given = dict(pos.fulfilled)
@@ -379,7 +373,7 @@ def heat(game: Game, pos: Position, seat: int, lang: str, names: list[str], *,
 
     :meth:`State.score_placement` (as :func:`rebirth.engine.position.preview`) on one validated state
     (the position is checked once per request, not once per hex); illegal pairs are skipped."""
-    base = _checked_state(game, pos) if state is None else state
+    base = pos.checked_state(game) if state is None else state
     if not 0 <= seat < base.n:
         raise PositionError(f"'seat': {seat!r} is not a seat of 0..{base.n - 1}",
                             f"'seat': {seat!r} ist kein Sitz von 0..{base.n - 1}")
@@ -415,7 +409,7 @@ def calculate(data: Any, seat: int, lang: str, names: list[str] | None = None) -
     pos, choices, built = _complete(game, pos)
     # The one validation and the one state of the request: every part below reads it (or a
     # clone of it where the engine must play on).
-    chk = _checked_state(game, pos, into=built)
+    chk = pos.checked_state(game, into=built)
     if names is None or len(names) != pos.players:
         names = [tr("player", lang, n=q + 1) for q in range(pos.players)]
     sc = _from_position(game, pos, names, None, chk)

@@ -148,7 +148,7 @@ class Position:
             marks=tuple(tuple(cards[m].id for m in state.marks[q]) for q in range(n)),
             scores=tuple(state.score),
             breakdown=tuple(tuple(state.breakdown(q).items()) for q in range(n)),
-            deck_count=len(state.deck) - state.deck_pos,
+            deck_count=state.deck_count,
             secrets=tuple(tuple(cards[c].id for c in own[q]) for q in range(n)) if secrets else None,
         )
 
@@ -213,11 +213,12 @@ class Position:
         """Refuse a position the rules make impossible in ``game`` (PositionError naming the hex)."""
         _checked_state(game, self)
 
-    def checked_state(self, game: Game) -> State:
+    def checked_state(self, game: Game, *, into: State | None = None) -> State:
         """Validate (as :meth:`validate`) and return the state at this position between turns
         (:meth:`State.from_facts`): pass it as ``state=`` to the scoring functions below, so
-        that one request validates once and builds one state."""
-        return _checked_state(game, self)
+        that one request validates once and builds one state. ``into``: a state of this game
+        to load the facts into instead of building another."""
+        return _checked_state(game, self, into)
 
     def to_state(self, game: Game, *, to_move: int = 0) -> State:
         """A live state at this position with ``to_move`` to act next.

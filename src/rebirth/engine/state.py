@@ -773,6 +773,18 @@ class State:
                               categories=cats, extra_tiles=extra, x2_markers=double,
                               events=tuple(events), after=c)
 
+    @property
+    def deck_count(self) -> int:
+        """Mission cards left in the deck (a public count; the order is hidden)."""
+        return len(self.deck) - self.deck_pos
+
+    def board_copy(self) -> State:
+        """A copy that is not over: the same board and tables, to ask standings and tiebreak
+        counts of a finished game (its scores are the final ones)."""
+        c = self.clone()
+        c.done = False
+        return c
+
     def end_now(self) -> list[Event]:
         """End the game here and score it (E-2…E-4, the engine's own end scoring); returns
         its events. For "if the game ended now": call it on a :meth:`clone`."""
