@@ -34,9 +34,9 @@ MUTATORS = frozenset({"append", "extend", "insert", "remove", "pop", "clear", "s
 SLOTS = frozenset(s for s in State.__slots__ if not s.startswith("__"))
 PRIVATE = frozenset({n for n in dir(State) if n.startswith("_") and not n.startswith("__")}
                     | {s for s in SLOTS if s.startswith("_")})
-INTERNAL = frozenset({"hjson", "ccond", "winners_", "sptr", "deck_pos", "cat"})
-"""Slots that are bookkeeping, not facts: read through ``history_json``, ``meets_mission`` /
-``is_castle_mission``, ``winners``, ``tiles_of``, ``deck_count`` and ``breakdown``."""
+INTERNAL = frozenset({"hjson", "winners_", "cat"})
+"""Slots that are bookkeeping, not facts: read through ``history_json``, ``winners`` and
+``breakdown``."""
 
 
 def _state_slot(node: ast.expr) -> str | None:
@@ -103,7 +103,7 @@ def f(st, twin):
     st._place(0, 1, 2)
     with st.recording():
         st._events = []
-    x = st.ccond[0]
+    x = st.winners_[0]
     st.castles.holder[0] = 1
     st.occupancy.owner.append(3)
     twin.districts.influence[4] += 1

@@ -378,7 +378,7 @@ def heat(game: Game, pos: Position, seat: int, lang: str, names: list[str], *,
         raise PositionError(f"'seat': {seat!r} is not a seat of 0..{base.n - 1}",
                             f"'seat': {seat!r} ist kein Sitz von 0..{base.n - 1}")
     b = base.board
-    have = sorted(set(base.supply[seat]))
+    have = sorted(set(base.tiles.supply[seat]))
     out = []
     for s in b.spaces:
         if base.occupancy.owner[s.index] != -1:
@@ -433,7 +433,7 @@ def calculate(data: Any, seat: int, lang: str, names: list[str] | None = None) -
     out["ports"] = [sum(1 for s in b.spaces if s.port and st.occupancy.owner[s.index] == q) for q in range(n)]
     out["offshore"] = [st.occupancy.offshore_farms[q] for q in range(n)]
     full, _ = starting_tiles(n)
-    out["supply"] = [{code: sum(1 for x in st.supply[q] if tile_code(x) == code) for code in TILE_CODES}
+    out["supply"] = [{code: sum(1 for x in st.tiles.supply[q] if tile_code(x) == code) for code in TILE_CODES}
                      for q in range(n)]
     cards = {c.id: c for c in game.cards}
     ful = dict(pos.fulfilled)

@@ -42,11 +42,11 @@ def check_views(state: State) -> None:
         v = state.view(q)
         assert v.seat == q
         if state.board.is_ireland:
-            assert v.missions == tuple(state.game.cards[c].id for c in state.secret[q])
+            assert v.missions == tuple(state.game.cards[c].id for c in state.cards.tower_cards[q])
             if "ireland_set_aside_known" not in state.game.variants:
                 assert v.set_aside == ()
         else:
-            assert v.missions == tuple(state.game.cards[c].id for c in state.missions[q])
+            assert v.missions == tuple(state.game.cards[c].id for c in state.cards.cathedral_cards[q])
         if "set_aside_public" not in state.game.variants:
             assert v.public_set_aside == ()
     spectator = state.view(None)
@@ -93,7 +93,7 @@ def test_conformance_random_games(board: str, players: int, variant: str | None)
         aside = game.set_aside_count
         if board == "scotland":
             # E-1: every supply tile is placed (or discarded by P-7).
-            assert placed + sum(len(d) for d in state.discarded) == players * (len(tiles) - aside)
+            assert placed + sum(len(d) for d in state.tiles.discarded) == players * (len(tiles) - aside)
         assert state.winners and set(state.winners) <= set(range(players))
         rec = make_record(state, seed=seed)
         again = json.loads(json.dumps(rec))

@@ -26,10 +26,10 @@ S:a E X E E
     act(state, "A1")  # seat 0 reveals its S2: no settlement space is free, so it stays aside
     for seat in (0, 1):
         assert state.view(seat).known_set_aside == (("S2",), ())
-    assert state.known_aside == [[parse_tile("S2")], []]
+    assert state.tiles.known_set_aside == [[parse_tile("S2")], []]
     # Resampling hidden information for seat 1 keeps the public S2 in seat 0's set-aside tiles.
     twin = state.resample_from_infostate(1, random.Random(3))
-    assert twin.aside[0] == [parse_tile("S2")]
+    assert twin.tiles.set_aside[0] == [parse_tile("S2")]
 
 
 @pytest.mark.parametrize("board", ["scotland", "ireland"])
@@ -79,17 +79,19 @@ EXACT = {
     "occupancy.region_tiles", "occupancy.largest_group", "districts.first_ranks",
     "occupancy.offshore_farms", "occupancy.placed",
     # Public scores, missions and turn facts.
-    "score", "cat", "display", "fulfilled", "first_paid", "marks", "tokens_on_towers", "ccond",
-    "discarded", "known_aside", "returned", "history", "extra_tile", "pending_extra", "pending_double",
+    "score", "cat", "cards.display", "cards.fulfilled", "cards.first_paid", "cards.marks",
+    "tokens_on_towers", "cards.conditions", "tiles.discarded", "tiles.known_set_aside",
+    "tiles.returned", "history", "extra_tile", "pending_extra", "pending_double",
     "turn", "phase", "cur", "done", "winners_", "n", "board", "game", "_events",
 }
 CANONICAL = {"occupancy.group_parent", "occupancy.group_size", "occupancy.free", "occupancy.free_at"}
 """Same meaning, not the same bytes: farm groups as a partition, free lists as sets."""
-HIDDEN = {"supply", "sptr", "hand", "aside", "deck", "deck_pos", "missions", "secret"}
+HIDDEN = {"tiles.supply", "tiles.drawn", "tiles.hand", "tiles.set_aside", "cards.deck",
+          "cards.next_card", "cards.cathedral_cards", "cards.tower_cards"}
 """Sampled: only the counts (and the seat's own items) must match."""
 NOT_STATE = {"rng", "setup", "hjson", "initial_events", "final_events"}
 """Not part of the position: the RNG, how the game was dealt, caches and event logs."""
-TABLES = {"occupancy", "districts", "castles", "visited"}
+TABLES = {"occupancy", "districts", "castles", "visited", "cards", "tiles"}
 """State slots holding a table (rebirth.engine.tables): classified field by field."""
 
 
@@ -144,21 +146,23 @@ def assert_same_tables(twin: State, real: State, seat: int | None) -> None:
     assert free_sets(twin) == free_sets(real)
     n = real.n
     ireland = real.board.is_ireland
-    own = "secret" if ireland else "missions"
-    assert len(twin.deck) - twin.deck_pos == len(real.deck) - real.deck_pos
+    own = "cards.tower_cards" if ireland else "cards.cathedral_cards"
+    assert len(twin.cards.deck) - twin.cards.next_card == len(real.cards.deck) - real.cards.next_card
     for q in range(n):
-        assert len(twin.supply[q]) - twin.sptr[q] == len(real.supply[q]) - real.sptr[q]
-        assert (twin.hand[q] >= 0) == (real.hand[q] >= 0)
-        assert len(twin.aside[q]) == len(real.aside[q])
-        assert len(getattr(twin, own)[q]) == len(getattr(real, own)[q])
+        assert len(twin.tiles_of(q)["supply"]) == len(real.tiles_of(q)["supply"])
+        assert (twin.tiles.hand[q] >= 0) == (real.tiles.hand[q] >= 0)
+        assert len(twin.tiles.set_aside[q]) == len(real.tiles.set_aside[q])
+        twin_own, real_own = get(twin, own), get(real, own)
+        assert isinstance(twin_own, list) and isinstance(real_own, list)
+        assert len(twin_own[q]) == len(real_own[q])
         if q == seat:
-            assert twin.hand[q] == real.hand[q]
-            assert getattr(twin, own)[q] == getattr(real, own)[q]
+            assert twin.tiles.hand[q] == real.tiles.hand[q]
+            assert twin_own[q] == real_own[q]
             if not ireland:
                 # Scotland's owner knows their set-aside tiles (S-4), so also what is left to draw;
                 # Ireland's are face down (I-7), even to their owner.
-                assert twin.aside[q] == real.aside[q]
-                assert sorted(twin.supply[q][twin.sptr[q]:]) == sorted(real.supply[q][real.sptr[q]:])
+                assert twin.tiles.set_aside[q] == real.tiles.set_aside[q]
+                assert sorted(twin.tiles_of(q)["supply"]) == sorted(real.tiles_of(q)["supply"])
 
 
 @pytest.mark.parametrize("board", ["scotland", "ireland"])

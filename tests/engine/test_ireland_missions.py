@@ -237,7 +237,7 @@ def test_I11_district_firsts_counts_only_districts_completed_during_play() -> No
     state = start(board, 2, ["E S3", "E E"], cards=cards, deck=("DF1",))
     play(state, "A2", "B2", "B1", "C2")
     assert state.is_terminal()
-    assert state.secret[0] == [8]
+    assert state.cards.tower_cards[0] == [8]
     assert state.score[0] == 1 + 5
     assert state.breakdown(0)["missions"] == 0
     # Completed during play: the secret card (I-9) pays its first value, 8.

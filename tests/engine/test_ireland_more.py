@@ -28,7 +28,7 @@ E E E E
     state._public_missions(1, True)
     paid = [(e.seat, e.points) for e in state._events if e.kind == "public_mission"]
     assert paid == [(1, 12), (2, 8), (0, 8)]
-    assert state.fulfilled[0] == 0b111
+    assert state.cards.fulfilled[0] == 0b111
     # Checked again, nobody is paid twice (once per player).
     state._events = []
     state._public_missions(2, True)

@@ -46,7 +46,7 @@ def test_S4_four_tiles_set_aside_per_player_out_of_the_supply() -> None:
         assert len(setup.set_aside[p]) == 4
         assert len(setup.supplies[p]) == 32
         assert Counter(setup.supplies[p] + setup.set_aside[p]) == full
-        assert state.aside[p] == list(setup.set_aside[p])
+        assert state.tiles.set_aside[p] == list(setup.set_aside[p])
 
 
 def test_S4_set_aside_hidden_even_from_the_owner() -> None:
@@ -80,7 +80,7 @@ def test_S4_set_aside_tiles_are_never_placed_without_a_tower() -> None:
     state.apply("B1")
     state.apply("A2")
     assert state.is_terminal()
-    assert [sorted(a) for a in state.aside] == [sorted(tiles("S4 S4 F E")),
+    assert [sorted(a) for a in state.tiles.set_aside] == [sorted(tiles("S4 S4 F E")),
                                                  sorted(tiles("E E E E")),
                                                  sorted(tiles("F F F F"))]
     assert state.occupancy.placed == [1, 1, 1]

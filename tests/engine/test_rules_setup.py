@@ -183,7 +183,7 @@ def test_S8_scotland_missions_are_one_shuffled_face_down_deck() -> None:
     # Cards are drawn from the top of the deck, in its order.
     scripted = start(b, ["E", "F"], deck=("card-07x", "card-03x"), mission_cards=mc)
     play(scripted, "A1", "A2")
-    assert scripted.missions == [[7], [3]]
+    assert scripted.cards.cathedral_cards == [[7], [3]]
     with pytest.raises(SetupError, match="Ireland"):
         game.check_setup(Setup(d1.supplies, d1.set_aside, d1.mission_deck[1:],
                                display=(d1.mission_deck[0],)), strict=False)

@@ -57,10 +57,11 @@ def snapshot(s: State) -> tuple[Any, ...]:
     keys = ("occupancy.owner", "occupancy.tile", "score", "cat", "castles.holder",
             "castles.adjacent", "castles.adjacent_farms", "districts.influence",
             "districts.filled", "districts.last_placer", "visited.cathedral_pieces",
-            "visited.tower_visits", "fulfilled", "marks", "missions", "secret", "phase", "cur",
-            "done", "aside", "known_aside", "discarded", "occupancy.placed", "extra_tile",
+            "visited.tower_visits", "cards.fulfilled", "cards.marks", "cards.cathedral_cards",
+            "cards.tower_cards", "phase", "cur", "done", "tiles.set_aside",
+            "tiles.known_set_aside", "tiles.discarded", "occupancy.placed", "extra_tile",
             "pending_extra", "pending_double", "tokens_on_towers", "used", "moves", "hidden",
-            "entries", "card_queue", "token_queue", "pending", "deck_pos", "turn")
+            "entries", "card_queue", "token_queue", "pending", "cards.next_card", "turn")
 
     def get(k: str) -> Any:
         obj: Any = s
@@ -321,18 +322,18 @@ def test_P7_discard_at_the_table() -> None:
     assert c.discard_id(3) in legal and c.discard_id(0) not in legal
     _refused(ts, "discard E", "P-7")
     ev = ts.apply("discard S2", seat=0)
-    assert [e.rule for e in ev] == ["P-7"] and ts.discarded[0] == [3]
+    assert [e.rule for e in ev] == ["P-7"] and ts.tiles.discarded[0] == [3]
     assert ts.current_player == 1 and ts.remaining(0)[3] == 2
     ts.apply("F@C1")
     ts.apply("E@D1")
     while not ts.is_terminal():
         ts.apply_id(ts.legal_action_ids()[0])
-    assert all(len(ts.discarded[q]) + ts.occupancy.placed[q] == ts.supply_size for q in range(2))
+    assert all(len(ts.tiles.discarded[q]) + ts.occupancy.placed[q] == ts.supply_size for q in range(2))
     assert ts.score == [2, 3]  # F-1: C1 joins B1, a group of 2
     # (A custom map without mission cards: replay with the same game rather than the
     # shipped cards, which name regions this map lacks.)
     again = replay_table(json.loads(json.dumps(table_record(ts))), ts.game)
-    assert again.score == ts.score and again.discarded == ts.discarded
+    assert again.score == ts.score and again.tiles.discarded == ts.tiles.discarded
 
 
 def test_I7_extra_tile_entered_and_placed_as_revealed() -> None:

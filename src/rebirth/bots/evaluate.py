@@ -59,7 +59,7 @@ def projected(state: State, w: Weights = DEFAULT) -> list[float]:
     cards = state.game.cards
     ireland = b.is_ireland
     for q in range(n):
-        own = state.secret[q] if ireland else state.missions[q]
+        own = state.cards.tower_cards[q] if ireland else state.cards.cathedral_cards[q]
         for c in own:
             pts = cards[c].values[0] if ireland else cards[c].points
             done = state.secret_fulfilled(c, q)

@@ -121,16 +121,16 @@ def determinize(game: Game, view: View, rng: random.Random) -> State:
     )
     st = State(game, setup, seed=rng.getrandbits(64))
     card_ix = {c.id: c.index for c in game.cards}
-    st.hand = hands
-    st.sptr = [1 if hands[q] >= 0 else 0 for q in range(n)]
+    st.tiles.hand = hands
+    st.tiles.drawn = [1 if hands[q] >= 0 else 0 for q in range(n)]
     if vis.ireland:
-        st.secret = [[card_ix[c] for c in s] for s in secret]
+        st.cards.tower_cards = [[card_ix[c] for c in s] for s in secret]
     else:
-        st.missions = [[card_ix[c] for c in s] for s in secret]
+        st.cards.cathedral_cards = [[card_ix[c] for c in s] for s in secret]
 
     # The public board, and every table derived from it, as positions are loaded.
     st.load_facts(Position.from_view(view, b))
-    st.discarded = [[parse_tile(c) for c in d] for d in view.discarded]
+    st.tiles.discarded = [[parse_tile(c) for c in d] for d in view.discarded]
     st.pending_extra = view.pending_extra
     st.pending_double = view.pending_double
     st.extra_tile = extra
@@ -151,7 +151,7 @@ def determinize(game: Game, view: View, rng: random.Random) -> State:
         else:
             hist.append((int(entry["seat"]), b.by_label[text]))
     st.history = hist
-    st.known_aside = [list(k) for k in kept]
+    st.tiles.known_set_aside = [list(k) for k in kept]
     return st
 
 

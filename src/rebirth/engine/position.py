@@ -126,7 +126,7 @@ class Position:
                 tiles.append(PlacedTile(s.label, None, None))
             elif o >= 0:
                 tiles.append(PlacedTile(s.label, o, tile_code(state.occupancy.tile[s.index])))
-        own = state.secret if b.is_ireland else state.missions
+        own = state.cards.tower_cards if b.is_ireland else state.cards.cathedral_cards
         return Position(
             board=b.id,
             players=n,
@@ -142,10 +142,10 @@ class Position:
                                for t in b.towers) if state.tokens_on_towers else (),
             tower_visits=tuple((t.id, _seats(state.visited.tower_visits[t.index], n)) for t in b.towers
                                if state.visited.tower_visits[t.index]),
-            display=tuple(cards[m].id for m in state.display),
-            fulfilled=tuple((cards[m].id, _seats(state.fulfilled[m], n)) for m in state.display
-                            if state.fulfilled[m]),
-            marks=tuple(tuple(cards[m].id for m in state.marks[q]) for q in range(n)),
+            display=tuple(cards[m].id for m in state.cards.display),
+            fulfilled=tuple((cards[m].id, _seats(state.cards.fulfilled[m], n)) for m in state.cards.display
+                            if state.cards.fulfilled[m]),
+            marks=tuple(tuple(cards[m].id for m in state.cards.marks[q]) for q in range(n)),
             scores=tuple(state.score),
             breakdown=tuple(tuple(state.breakdown(q).items()) for q in range(n)),
             deck_count=state.deck_count,
@@ -684,9 +684,9 @@ def _check_derived(st: State, pos: Position) -> None:
                     f"{en}: seat {q} has a piece/visit without a tile next to it ({rule})",
                     f"{de}: Sitz {q} hat eine Figur/einen Besuch ohne Plättchen daneben ({rule})")
     cards = st.game.cards
-    for m in st.display:
+    for m in st.cards.display:
         for q in range(n):
-            has = bool(st.fulfilled[m] >> q & 1)
+            has = bool(st.cards.fulfilled[m] >> q & 1)
             meets = st.meets_mission(m, q)
             if meets and not has:
                 raise PositionError(f"public mission {cards[m].id}: seat {q} meets it, so it has fulfilled "
@@ -762,7 +762,7 @@ def preview(game: Game, position: Position, seat: int, tile: str, hex_label: str
         raise PositionError(f"unknown tile {tile!r} (expected one of {', '.join(TILE_CODES)})",
                             f"unbekanntes Plättchen {tile!r} (erwartet: {', '.join(TILE_CODES)})")
     t = TILE_CODES.index(code)
-    if t not in st.supply[seat]:
+    if t not in st.tiles.supply[seat]:
         raise PositionError(f"seat {seat} has no {TILE_NAMES_EN[t]} tile left (S-1, S-2)",
                             f"Sitz {seat} hat kein Plättchen {TILE_NAMES_DE[t]} mehr (S-1, S-2)")
     b = st.board

@@ -28,7 +28,17 @@ from rebirth.engine.actions import (
 from rebirth.engine.board import BLANK, ENERGY, FLEXIBLE, FOOD, SETTLEMENT
 from rebirth.engine.codec import unknown_action
 from rebirth.engine.events import Event
-from rebirth.engine.tables import Castles, Condition, Districts, FreeList, Occupancy, Phase, Visits
+from rebirth.engine.tables import (
+    Cards,
+    Castles,
+    Condition,
+    Districts,
+    FreeList,
+    Occupancy,
+    Phase,
+    Tiles,
+    Visits,
+)
 from rebirth.engine.tiles import NEUTRAL, TILE_CODES, TILE_NAMES_DE, parse_tile, starting_tiles, tile_code
 
 if TYPE_CHECKING:
@@ -184,42 +194,28 @@ class State:
 
     __slots__ = (
         "_events",
-        "aside",
         "board",
+        "cards",
         "castles",
         "cat",
-        "ccond",
         "cur",
-        "deck",
-        "deck_pos",
-        "discarded",
-        "display",
         "districts",
         "done",
         "extra_tile",
         "final_events",
-        "first_paid",
-        "fulfilled",
         "game",
-        "hand",
         "history",
         "hjson",
         "initial_events",
-        "known_aside",
-        "marks",
-        "missions",
         "n",
         "occupancy",
         "pending_double",
         "pending_extra",
         "phase",
-        "returned",
         "rng",
         "score",
-        "secret",
         "setup",
-        "sptr",
-        "supply",
+        "tiles",
         "tokens_on_towers",
         "turn",
         "visited",
@@ -248,28 +244,21 @@ class State:
         self.score = [0] * n
         self.cat = [0] * (NCAT * n)
         card_ix = {c.id: c.index for c in game.cards}
-        # The deck is drawn from the front; deck_pos is the next card.
-        self.deck = [card_ix[c] for c in setup.mission_deck]
-        self.deck_pos = 0
-        self.missions: list[list[int]] = [[] for _ in range(n)]
-        self.secret: list[list[int]] = [[] for _ in range(n)]
-        self.display = [card_ix[c] for c in setup.display]
-        self.fulfilled = [0] * len(game.cards)
-        self.first_paid = [False] * len(game.cards)
-        self.marks: list[list[int]] = [[] for _ in range(n)]
+        # The deck is drawn from the front; next_card is the next card.
+        self.cards = Cards([card_ix[c] for c in setup.mission_deck], 0,
+                           [card_ix[c] for c in setup.display], [[] for _ in range(n)],
+                           [[] for _ in range(n)], [0] * len(game.cards),
+                           [False] * len(game.cards), [[] for _ in range(n)],
+                           [_compile_condition(c.condition) for c in game.cards])
         tok_ix = {t.id: t.index for t in game.tokens}
         # Tower i carries token tokens[i]; stored on the state so clone shares it.
         self.pending_extra = 0
         self.pending_double = 0
         self.extra_tile = -1
-        self.supply = [list(s) for s in setup.supplies]
-        self.sptr = [0] * n
-        self.hand = [-1] * n
-        self.aside = [list(a) for a in setup.set_aside]
-        self.known_aside: list[list[int]] = [[] for _ in range(n)]
         _, ret = starting_tiles(n)
-        self.returned = [list(ret) for _ in range(n)]
-        self.discarded: list[list[int]] = [[] for _ in range(n)]
+        self.tiles = Tiles([list(s) for s in setup.supplies], [0] * n, [-1] * n,
+                           [list(a) for a in setup.set_aside], [[] for _ in range(n)],
+                           [list(ret) for _ in range(n)], [[] for _ in range(n)])
         self.history: list[tuple[int, int]] = []
         self.hjson: list[dict[str, Any]] = []
         self.winners_: list[int] = []
@@ -281,7 +270,6 @@ class State:
         self.phase: int = PHASE_PLACE  # a Phase; table mode adds phases of its own
         self.cur = setup.start_player
         self.tokens_on_towers = [tok_ix[t] for t in setup.tower_tokens]
-        self.ccond = [_compile_condition(c.condition) for c in game.cards]
         # S-6: neutral tiles on every blocker hex with 2 players.
         if n == 2:
             for h in b.blockers:
@@ -324,9 +312,9 @@ class State:
         for q in range(n):
             rest = Counter(full)
             rest.subtract(Counter(tile[h] for h in range(len(occ)) if occ[h] == q))
-            st.supply[q] = sorted(rest.elements())
-            st.sptr[q] = 0
-            st.hand[q] = -1
+            st.tiles.supply[q] = sorted(rest.elements())
+            st.tiles.drawn[q] = 0
+            st.tiles.hand[q] = -1
         st.cur = 0
         st.phase = PHASE_PLACE
         return st
@@ -364,17 +352,17 @@ class State:
                     if 0 <= occ[h] < n and tile[h] >= 2:
                         last_placer[d.index] = occ[h]
                         break
-        self.display = [card_ix[c] for c in pos.display]
+        self.cards.display = [card_ix[c] for c in pos.display]
         if pos.tower_tokens:
             tok_at = dict(pos.tower_tokens)
             self.tokens_on_towers = [tok_ix[tok_at[t.id]] for t in b.towers]
-        self.fulfilled = [0] * len(g.cards)
-        self.first_paid = [False] * len(g.cards)
+        self.cards.fulfilled = [0] * len(g.cards)
+        self.cards.first_paid = [False] * len(g.cards)
         for m, who in pos.fulfilled:
-            self.fulfilled[card_ix[m]] = sum(1 << q for q in who)
+            self.cards.fulfilled[card_ix[m]] = sum(1 << q for q in who)
             # The first to fulfil took the higher value; later ones get the lower (I-10).
-            self.first_paid[card_ix[m]] = bool(who)
-        self.marks = [[card_ix[c] for c in ms] for ms in pos.marks]
+            self.cards.first_paid[card_ix[m]] = bool(who)
+        self.cards.marks = [[card_ix[c] for c in ms] for ms in pos.marks]
         self.score = list(pos.scores)
         self.cat = [0] * (NCAT * n)
         for q, bd in enumerate(pos.breakdown):
@@ -383,9 +371,9 @@ class State:
         if pos.secrets is not None:
             own = [[card_ix[c] for c in s] for s in pos.secrets]
             if b.is_ireland:
-                self.secret = own
+                self.cards.tower_cards = own
             else:
-                self.missions = own
+                self.cards.cathedral_cards = own
         self.derive_tables(occ, tile, holder, last_placer)
 
     def derive_tables(self, owner: list[int], tile: list[int], holder: list[int],
@@ -452,7 +440,7 @@ class State:
                                               size[uf_find(parent, s.index)])
         ct.held = [sum(1 for x in holder if x == q) for q in range(n)]
         vt.towers_visited = [sum(1 for m in vt.tower_visits if m >> q & 1) for q in range(n)]
-        if self.display:
+        if self.cards.display:
             # First ranks count for Ireland's public missions (I-11); a full district was
             # ranked when its completer, its last placer, filled it (T-3, T-4, T-5).
             for d, dist in enumerate(b.districts):
@@ -491,24 +479,11 @@ class State:
         c.visited = self.visited.clone()
         c.score = self.score[:]
         c.cat = self.cat[:]
-        c.deck = self.deck
-        c.deck_pos = self.deck_pos
-        c.missions = [m[:] for m in self.missions]
-        c.secret = [m[:] for m in self.secret]
-        c.display = self.display
-        c.fulfilled = self.fulfilled[:]
-        c.first_paid = self.first_paid[:]
-        c.marks = [m[:] for m in self.marks]
+        c.cards = self.cards.clone()
         c.pending_extra = self.pending_extra
         c.pending_double = self.pending_double
         c.extra_tile = self.extra_tile
-        c.supply = self.supply
-        c.sptr = self.sptr[:]
-        c.hand = self.hand[:]
-        c.aside = [a[:] for a in self.aside]
-        c.known_aside = [k[:] for k in self.known_aside]
-        c.returned = self.returned
-        c.discarded = [d[:] for d in self.discarded]
+        c.tiles = self.tiles.clone()
         c.history = self.history[:]
         c.hjson = []
         c.winners_ = self.winners_[:]
@@ -520,7 +495,6 @@ class State:
         c.phase = self.phase
         c.cur = self.cur
         c.tokens_on_towers = self.tokens_on_towers
-        c.ccond = self.ccond
         return c
 
     @property
@@ -536,10 +510,10 @@ class State:
 
     def face_down(self, p: int) -> list[int]:
         """Seat p's set-aside tiles still face down (I-7: a revealed tile is never drawn again)."""
-        known = self.known_aside[p]
+        known = self.tiles.known_set_aside[p]
         if not known:
-            return self.aside[p][:]
-        rest = self.aside[p][:]
+            return self.tiles.set_aside[p][:]
+        rest = self.tiles.set_aside[p][:]
         for t in known:
             rest.remove(t)
         return rest
@@ -563,7 +537,7 @@ class State:
     def tile_to_place(self) -> int:
         """The tile the current player must place now (-1 outside a placement)."""
         if self.phase == PHASE_PLACE:
-            return self.hand[self.cur]
+            return self.tiles.hand[self.cur]
         if self.phase == PHASE_EXTRA:
             return self.extra_tile
         return -1
@@ -621,10 +595,10 @@ class State:
         return bool(free[0] or free[1] or free[2])
 
     def _mark_options(self, p: int) -> list[int]:
-        f = self.fulfilled
+        f = self.cards.fulfilled
         bit = 1 << p
-        mine = self.marks[p]
-        return [m for m in self.display if not f[m] & bit and m not in mine]
+        mine = self.cards.marks[p]
+        return [m for m in self.cards.display if not f[m] & bit and m not in mine]
 
     def legal_action_ids(self) -> list[int]:
         """Legal action ids (see :mod:`rebirth.engine.codec`); the possible outcomes at a chance node."""
@@ -746,7 +720,7 @@ class State:
             c.phase = PHASE_PLACE
         p = c.cur
         if tile is not None:
-            c.hand[p] = tile
+            c.tiles.hand[p] = tile
         t = c.tile_to_place
         if space not in c.legal_action_ids() or c.phase not in (PHASE_PLACE, PHASE_EXTRA):
             en, de = c._why_illegal(space)
@@ -755,7 +729,7 @@ class State:
         before = c.score[:]
         cat_before = c.cat[:]
         if c.phase == PHASE_PLACE:
-            c.hand[p] = -1
+            c.tiles.hand[p] = -1
         else:
             c.extra_tile = -1
         with c.recording() as events:
@@ -776,7 +750,7 @@ class State:
     @property
     def deck_count(self) -> int:
         """Mission cards left in the deck (a public count; the order is hidden)."""
-        return len(self.deck) - self.deck_pos
+        return len(self.cards.deck) - self.cards.next_card
 
     def board_copy(self) -> State:
         """A copy that is not over: the same board and tables, to ask standings and tiebreak
@@ -846,7 +820,7 @@ class State:
             return
         if self.phase == PHASE_MARK:
             m = aid - len(self.board.spaces)
-            self.marks[p].append(m)
+            self.cards.marks[p].append(m)
             self.pending_double -= 1
             self.history.append((p, aid))
             ev = self._events
@@ -855,8 +829,8 @@ class State:
             self._continue_turn()
             return
         if self.phase == PHASE_PLACE:
-            t = self.hand[p]
-            self.hand[p] = -1
+            t = self.tiles.hand[p]
+            self.tiles.hand[p] = -1
         else:
             t = self.extra_tile
             self.extra_tile = -1
@@ -878,31 +852,31 @@ class State:
 
     def _draw(self, p: int) -> None:
         """P-6: draw the next supply tile into the hand, if any is left."""
-        i = self.sptr[p]
-        sup = self.supply[p]
+        i = self.tiles.drawn[p]
+        sup = self.tiles.supply[p]
         if i < len(sup):
-            self.hand[p] = sup[i]
-            self.sptr[p] = i + 1
+            self.tiles.hand[p] = sup[i]
+            self.tiles.drawn[p] = i + 1
 
     def _start_turn(self) -> None:
         """Find the next player able to act, applying P-7 discards; end the game when none."""
         n = self.n
         for _ in range(64 * n):
             p = self.cur
-            if self.hand[p] < 0:
+            if self.tiles.hand[p] < 0:
                 # Equal supplies make this a full stop: every hand is empty (E-1).
-                if all(h < 0 for h in self.hand):
+                if all(h < 0 for h in self.tiles.hand):
                     self._finish()
                     return
                 self.cur = (p + 1) % n
                 continue
-            t = self.hand[p]
+            t = self.tiles.hand[p]
             if self._has_space_for(t):
                 self.phase = PHASE_PLACE
                 return
             # P-7: no legal space at all: reveal, discard, draw, pass on.
-            self.hand[p] = -1
-            self.discarded[p].append(t)
+            self.tiles.hand[p] = -1
+            self.tiles.discarded[p].append(t)
             ev = self._events
             if ev is not None:
                 ev.append(explain.discard(p, t))
@@ -914,7 +888,7 @@ class State:
         p = self.cur
         while self.pending_extra:
             self.pending_extra -= 1
-            if len(self.aside[p]) > len(self.known_aside[p]):
+            if len(self.tiles.set_aside[p]) > len(self.tiles.known_set_aside[p]):
                 # I-7: a face-down tile is revealed at random: a chance node.
                 self.phase = PHASE_CHANCE
                 return
@@ -941,13 +915,13 @@ class State:
         ev = self._events
         self.history.append((-1, t))
         if not self._has_space_for(t):
-            self.known_aside[p].append(t)
+            self.tiles.known_set_aside[p].append(t)
             self.phase = PHASE_PLACE
             if ev is not None:
                 ev.append(explain.extra_unplaceable(p, t))
             self._continue_turn()
             return
-        self.aside[p].remove(t)
+        self.tiles.set_aside[p].remove(t)
         self.extra_tile = t
         self.phase = PHASE_EXTRA
         if ev is not None:
@@ -1065,15 +1039,15 @@ class State:
             self._cathedrals(p, h)
         if b.adj_towers[h]:
             self._towers(p, h)
-        if self.display:
+        if self.cards.display:
             self._public_missions(p, completed)
 
     def _draw_card(self, into: list[int]) -> int:
         """Draw the top mission card into a player's hidden cards (K-1, I-9); -1 if empty."""
-        if self.deck_pos >= len(self.deck):
+        if self.cards.next_card >= len(self.cards.deck):
             return -1
-        card = self.deck[self.deck_pos]
-        self.deck_pos += 1
+        card = self.cards.deck[self.cards.next_card]
+        self.cards.next_card += 1
         into.append(card)
         return card
 
@@ -1086,7 +1060,7 @@ class State:
             if pieces[k] & bit:
                 continue
             pieces[k] |= bit
-            card = self._draw_card(self.missions[p])
+            card = self._draw_card(self.cards.cathedral_cards[p])
             if ev is not None:
                 ev.append(explain.cathedral(p, b.cathedrals[k],
                                             self.game.cards[card] if card >= 0 else None))
@@ -1111,7 +1085,7 @@ class State:
             elif tok.kind == "double":
                 self.pending_double += 1
             else:
-                card = self._draw_card(self.secret[p])
+                card = self._draw_card(self.cards.tower_cards[p])
             if ev is not None:
                 ev.append(explain.tower(p, b.towers[tw], tok,
                                         self.game.cards[card] if card >= 0 else None))
@@ -1138,7 +1112,7 @@ class State:
             q = present[0]
             pts = sum(ranks)
             self._pay(q, pts, C_SETTLE)
-            if self.display:
+            if self.cards.display:
                 self.districts.first_ranks[q] += 1
             if ev is not None:
                 ev.append(explain.district_alone(q, dist, pts))
@@ -1148,7 +1122,7 @@ class State:
         for i, q in enumerate(present[: len(ranks)]):
             pts = ranks[i]
             self._pay(q, pts, C_SETTLE)
-            if i == 0 and not final and self.display:
+            if i == 0 and not final and self.cards.display:
                 self.districts.first_ranks[q] += 1
             if ev is not None:
                 v = infl[base + q]
@@ -1165,10 +1139,10 @@ class State:
     def is_castle_mission(self, card: int) -> bool:
         """Whether ``card``'s condition is about castles held: the one measure that can be
         lost again (C-2), so a fulfilled castle mission may no longer be met (I-10)."""
-        return self.ccond[card][0] == Condition.CASTLES_HELD
+        return self.cards.conditions[card][0] == Condition.CASTLES_HELD
 
     def _meets(self, card: int, q: int) -> bool:
-        kind, a, b = self.ccond[card]
+        kind, a, b = self.cards.conditions[card]
         if kind == Condition.FARM_GROUP:
             return self.occupancy.largest_group[q] >= a
         if kind == Condition.CASTLES_HELD:
@@ -1189,7 +1163,7 @@ class State:
         """How far seat q is on a card, as (have, need): on Ireland the card's measure and its
         threshold (I-11); on Scotland q's count and the most any other seat has (K-3: q needs
         at least that, and at least 1, K-7)."""
-        kind, a, b = self.ccond[card]
+        kind, a, b = self.cards.conditions[card]
         if kind == Condition.NONE:
             vals = self.mission_values(card)
             return vals[q], max([1] + [v for o, v in enumerate(vals) if o != q])
@@ -1212,15 +1186,15 @@ class State:
         for off in range(n if completed else 1):
             q = (p + off) % n
             bit = 1 << q
-            for m in self.display:
-                if self.fulfilled[m] & bit or not self._meets(m, q):
+            for m in self.cards.display:
+                if self.cards.fulfilled[m] & bit or not self._meets(m, q):
                     continue
-                self.fulfilled[m] |= bit
+                self.cards.fulfilled[m] |= bit
                 card = self.game.cards[m]
-                first = not self.first_paid[m]
-                self.first_paid[m] = True
+                first = not self.cards.first_paid[m]
+                self.cards.first_paid[m] = True
                 pts = card.values[0] if first else card.values[1]
-                doubled = m in self.marks[q]
+                doubled = m in self.cards.marks[q]
                 if doubled:
                     pts *= 2
                 self._pay(q, pts, C_PUBLIC)
@@ -1284,7 +1258,7 @@ class State:
                     ev.append(explain.final_castle(hol, b.castles[c]))
         ruling = not b.is_ireland  # K-3/K-7 said with the first revealed card only
         for q in range(n):
-            cards = self.secret[q] if b.is_ireland else self.missions[q]
+            cards = self.cards.tower_cards[q] if b.is_ireland else self.cards.cathedral_cards[q]
             for card in cards:
                 cd = self.game.cards[card]
                 ok = self.secret_fulfilled(card, q)
@@ -1377,13 +1351,13 @@ class State:
         occ, tile = self.occupancy.owner, self.occupancy.tile
         placed = [tile[s.index] for s in b.spaces if occ[s.index] == q]
         return {
-            "supply": self.supply[q][self.sptr[q]:],
-            "hand": [self.hand[q]] if self.hand[q] >= 0 else [],
+            "supply": self.tiles.supply[q][self.tiles.drawn[q]:],
+            "hand": [self.tiles.hand[q]] if self.tiles.hand[q] >= 0 else [],
             "extra": [self.extra_tile] if self.extra_tile >= 0 and self.cur == q else [],
-            "set_aside": self.aside[q][:],
-            "returned": self.returned[q][:],
+            "set_aside": self.tiles.set_aside[q][:],
+            "returned": self.tiles.returned[q][:],
             "placed": placed,
-            "discarded": self.discarded[q][:],
+            "discarded": self.tiles.discarded[q][:],
         }
 
     def history_json(self) -> list[dict[str, Any]]:

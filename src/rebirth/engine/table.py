@@ -229,10 +229,10 @@ class TableState(State):
         return []
 
     def _free_cards(self) -> list[int]:
-        taken = set(self.display)
+        taken = set(self.cards.display)
         for q in range(self.n):
-            taken.update(self.missions[q])
-            taken.update(self.secret[q])
+            taken.update(self.cards.cathedral_cards[q])
+            taken.update(self.cards.tower_cards[q])
         return [c.index for c in self.game.cards if c.index not in taken]
 
     def sample_chance(self, rng: random.Random) -> int:
@@ -341,7 +341,8 @@ class TableState(State):
             self.entries.append((-1, aid))
             q = self.card_queue.pop(0)
             card = aid - _NT - len(self.game.tokens)
-            (self.secret[q] if self.board.is_ireland else self.missions[q]).append(card)
+            cards = self.cards
+            (cards.tower_cards[q] if self.board.is_ireland else cards.cathedral_cards[q]).append(card)
             if self.card_queue:
                 self.cur = self.card_queue[0]
             else:
@@ -356,7 +357,7 @@ class TableState(State):
             # P-7: the tile is shown and discarded; the turn passes on.
             self.used[p * _NT + a] += 1
             self.moves[p] += 1
-            self.discarded[p].append(a)
+            self.tiles.discarded[p].append(a)
             if self._events is not None:
                 self._events.append(explain.discard(p, a))
             self.cur = (p + 1) % self.n
@@ -373,7 +374,7 @@ class TableState(State):
 
     def _table_place(self, p: int, t: int, h: int) -> None:
         if self.phase == PHASE_PLACE:
-            self.hand[p] = t  # the engine places the hand tile
+            self.tiles.hand[p] = t  # the engine places the hand tile
             self.moves[p] += 1
             self.used[p * _NT + t] += 1
         State.apply_id(self, h)
@@ -400,18 +401,18 @@ class TableState(State):
 
     def _resolve_extra(self, p: int, t: int) -> None:
         # The face-down tile turned over is of kind t (entered): then the engine's I-7.
-        a = self.aside[p]
+        a = self.tiles.set_aside[p]
         a[a.index(UNKNOWN)] = t
         self.used[p * _NT + t] += 1
         State._resolve_extra(self, p, t)
 
     def _draw_card(self, into: list[int]) -> int:
         """A hidden draw (K-1, I-9): counted, the card is entered at the end."""
-        if self.deck_pos >= self.deck_size:
+        if self.cards.next_card >= self.deck_size:
             return -1
-        self.deck_pos += 1
+        self.cards.next_card += 1
         for q in range(self.n):
-            if into is self.missions[q] or into is self.secret[q]:
+            if into is self.cards.cathedral_cards[q] or into is self.cards.tower_cards[q]:
                 self.hidden[q] += 1
         self.hidden_now += 1
         return -1
@@ -446,12 +447,12 @@ class TableState(State):
             return (f"{code} has a legal space, so it cannot be discarded (P-7)",
                     f"{code} hat ein erlaubtes Feld und darf nicht abgeworfen werden (P-7)")
         # The hex is wrong for this tile: the engine's own reasons (P-1…P-4).
-        hand = self.hand[p]
-        self.hand[p] = a
+        hand = self.tiles.hand[p]
+        self.tiles.hand[p] = a
         try:
             en, de = State._why_illegal(self, h)
         finally:
-            self.hand[p] = hand
+            self.tiles.hand[p] = hand
         return (f"{code}@{self.board.spaces[h].label}: {en}", f"{code}@{self.board.spaces[h].label}: {de}")
 
     def _why_not_outcome(self, outcome: int, what: str) -> tuple[str, str]:
@@ -490,10 +491,10 @@ class TableState(State):
             supply_counts=tuple(self.supply_left(q) for q in range(n)),
             hand_counts=(0,) * n,
             set_aside=(),
-            public_set_aside=tuple(tuple(tile_code(t) for t in a if t >= 0) for a in self.aside)
+            public_set_aside=tuple(tuple(tile_code(t) for t in a if t >= 0) for a in self.tiles.set_aside)
             if v.public_set_aside else (),
             mission_counts=tuple(self.hidden),
-            deck_count=self.deck_size - self.deck_pos,
+            deck_count=self.deck_size - self.cards.next_card,
             tower_tokens=tuple(self.game.tokens[t].id if t >= 0 else ""
                                for t in self.tokens_on_towers))
 
@@ -532,7 +533,7 @@ class TableState(State):
             pos,
             tower_tokens=tuple((tw.id, self.game.tokens[toks[tw.index]].id)
                                for tw in self.board.towers),
-            deck_count=self.deck_size - self.deck_pos)
+            deck_count=self.deck_size - self.cards.next_card)
 
 
 def new_table_game(board: str | Any, players: int, *, start_player: int = 0,
@@ -665,7 +666,7 @@ def table_entries(record: dict[str, Any]) -> list[list[dict[str, Any]]]:
                                                       strict=False)}
     final = replay(record, board=board, on_events=on_events)
     if final.is_terminal():
-        own = final.secret if board.is_ireland else final.missions
+        own = final.cards.tower_cards if board.is_ireland else final.cards.cathedral_cards
         groups.append([{"chance": f"card {final.game.cards[c].id}"}
                        for q in range(final.n) for c in own[q]])
     return groups

@@ -186,3 +186,55 @@ class Visits:
 
     def clone(self) -> Visits:
         return Visits(self.cathedral_pieces[:], self.tower_visits[:], self.towers_visited[:])
+
+
+class Cards:
+    """The mission cards: deck, display, each seat's drawn cards, public-mission progress."""
+
+    __slots__ = ("cathedral_cards", "conditions", "deck", "display", "first_paid", "fulfilled",
+                 "marks", "next_card", "tower_cards")
+
+    def __init__(self, deck: list[int], next_card: int, display: list[int],
+                 cathedral_cards: list[list[int]], tower_cards: list[list[int]],
+                 fulfilled: list[int], first_paid: list[bool], marks: list[list[int]],
+                 conditions: list[tuple[Condition, int, int]]) -> None:
+        self.deck = deck
+        self.next_card = next_card
+        self.display = display
+        self.cathedral_cards = cathedral_cards
+        self.tower_cards = tower_cards
+        self.fulfilled = fulfilled
+        self.first_paid = first_paid
+        self.marks = marks
+        self.conditions = conditions
+
+    def clone(self) -> Cards:
+        # The deck, the display and the conditions never change after the deal: shared.
+        return Cards(self.deck, self.next_card, self.display,
+                     [m[:] for m in self.cathedral_cards], [m[:] for m in self.tower_cards],
+                     self.fulfilled[:], self.first_paid[:], [m[:] for m in self.marks],
+                     self.conditions)
+
+
+class Tiles:
+    """Each seat's tiles off the board: supply, hand, set-aside, returned and discarded."""
+
+    __slots__ = ("discarded", "drawn", "hand", "known_set_aside", "returned", "set_aside",
+                 "supply")
+
+    def __init__(self, supply: list[list[int]], drawn: list[int], hand: list[int],
+                 set_aside: list[list[int]], known_set_aside: list[list[int]],
+                 returned: list[list[int]], discarded: list[list[int]]) -> None:
+        self.supply = supply
+        self.drawn = drawn
+        self.hand = hand
+        self.set_aside = set_aside
+        self.known_set_aside = known_set_aside
+        self.returned = returned
+        self.discarded = discarded
+
+    def clone(self) -> Tiles:
+        # The supplies (drawn from ``drawn[q]`` on) and the returned tiles never change: shared.
+        return Tiles(self.supply, self.drawn[:], self.hand[:], [a[:] for a in self.set_aside],
+                     [k[:] for k in self.known_set_aside], self.returned,
+                     [d[:] for d in self.discarded])
