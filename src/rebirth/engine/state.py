@@ -624,7 +624,7 @@ class State:
         if self.phase == PHASE_MARK:
             opts = self.legal_action_ids()
             return opts[int(rng.random() * len(opts))]
-        t = self.tile_to_place
+        t = self.tiles.hand[self.cur] if self.phase == PHASE_PLACE else self.extra_tile
         free = self.occupancy.free
         if t >= 2:
             lst = free[L_SETTLE]
@@ -829,8 +829,9 @@ class State:
             self._continue_turn()
             return
         if self.phase == PHASE_PLACE:
-            t = self.tiles.hand[p]
-            self.tiles.hand[p] = -1
+            hand = self.tiles.hand
+            t = hand[p]
+            hand[p] = -1
         else:
             t = self.extra_tile
             self.extra_tile = -1
@@ -852,30 +853,33 @@ class State:
 
     def _draw(self, p: int) -> None:
         """P-6: draw the next supply tile into the hand, if any is left."""
-        i = self.tiles.drawn[p]
-        sup = self.tiles.supply[p]
+        tiles = self.tiles
+        drawn = tiles.drawn
+        i = drawn[p]
+        sup = tiles.supply[p]
         if i < len(sup):
-            self.tiles.hand[p] = sup[i]
-            self.tiles.drawn[p] = i + 1
+            tiles.hand[p] = sup[i]
+            drawn[p] = i + 1
 
     def _start_turn(self) -> None:
         """Find the next player able to act, applying P-7 discards; end the game when none."""
         n = self.n
+        hand = self.tiles.hand  # changed in place only, so one binding serves the loop
         for _ in range(64 * n):
             p = self.cur
-            if self.tiles.hand[p] < 0:
+            t = hand[p]
+            if t < 0:
                 # Equal supplies make this a full stop: every hand is empty (E-1).
-                if all(h < 0 for h in self.tiles.hand):
+                if all(h < 0 for h in hand):
                     self._finish()
                     return
                 self.cur = (p + 1) % n
                 continue
-            t = self.tiles.hand[p]
             if self._has_space_for(t):
                 self.phase = PHASE_PLACE
                 return
             # P-7: no legal space at all: reveal, discard, draw, pass on.
-            self.tiles.hand[p] = -1
+            hand[p] = -1
             self.tiles.discarded[p].append(t)
             ev = self._events
             if ev is not None:
