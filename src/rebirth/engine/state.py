@@ -3,8 +3,25 @@
 One code path serves both the explaining mode (``apply``: checks legality and
 returns events) and the fast mode (``apply_id``: no checks, no events), so the
 two cannot drift apart; the events (worded in :mod:`rebirth.engine.explain`) are
-only built when a list is there to take them. All per-player tables are flat
-lists (index ``x * n + seat``) so that ``clone`` is a handful of list copies.
+only built when a list is there to take them (``with state.recording() as events``).
+
+The data model: besides the turn (``phase``, a :class:`~rebirth.engine.tables.Phase`;
+``cur``, the seat to act; ``turn``; ``pending_extra`` / ``pending_double`` / ``extra_tile``),
+the scores (``score``; ``cat``, by category) and the action ``history``, a state holds six
+named tables, documented once in :mod:`rebirth.engine.tables`: ``occupancy`` (spaces and
+farm groups), ``districts``, ``castles``, ``visited`` (cathedral pieces, tower visits),
+``cards`` (missions) and ``tiles`` (supplies and hands). ``clone`` copies each table with
+its own ``clone``. :meth:`State.derive_tables` is the one derivation of the tables from
+the board's facts (``from_facts`` / ``load_facts`` use it; ``_place`` keeps the same tables
+up to date move by move).
+
+The narrow API the other modules use instead of the tables' insides:
+:meth:`State.score_placement` ("what would this placement score"), :meth:`State.end_now`
+("if the game ended now"), :meth:`State.district_payout`, :meth:`State.meets_mission`,
+:meth:`State.is_castle_mission`, :meth:`State.start_play`, :meth:`State.from_facts`.
+Only the engine's core (this module, ``tables``, ``table`` (table mode, a subclass),
+``infoset`` and ``determinize``, which fill a state's hidden part) writes the tables;
+``tests/test_architecture.py`` checks every other module.
 """
 
 from __future__ import annotations
@@ -15,7 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rebirth.engine import explain
+from rebirth.engine import explain, infoset
 from rebirth.engine.actions import (
     Action,
     ActionSyntaxError,
@@ -40,6 +57,7 @@ from rebirth.engine.tables import (
     Visits,
 )
 from rebirth.engine.tiles import NEUTRAL, TILE_CODES, TILE_NAMES_DE, parse_tile, starting_tiles, tile_code
+from rebirth.engine.views import View
 
 if TYPE_CHECKING:
     from rebirth.engine.game import Game, Setup
@@ -294,19 +312,14 @@ class State:
         """A state at position ``pos`` between turns: no tile in hand, every seat's unplaced
         tiles as its supply (S-1, S-2), the unseen cards as the deck. Not validated: see
         :meth:`Position.validate`, which calls this."""
-        from rebirth.engine.game import Setup  # game.py imports this module
-
         n = game.players
         full, _ = starting_tiles(n)
         known = set(pos.display) | {c for s in pos.secrets or () for c in s}
         unseen = [c.id for c in game.cards if c.id not in known]
         deck = unseen if pos.deck_count is None else unseen[: pos.deck_count]
         tok = dict(pos.tower_tokens)
-        # Full supplies, so that the constructor's first turn never ends the game.
-        setup = Setup(supplies=tuple(full for _ in range(n)), set_aside=tuple(() for _ in range(n)),
-                      mission_deck=tuple(deck), start_player=0, display=tuple(pos.display),
-                      tower_tokens=tuple(tok[t.id] for t in game.board.towers) if tok else ())
-        st = State(game, setup, seed=0)
+        towers = tuple(tok[t.id] for t in game.board.towers) if tok else ()
+        st = State(game, game.setup_from_facts(tuple(deck), tuple(pos.display), towers), seed=0)
         st.load_facts(pos)
         occ, tile = st.occupancy.owner, st.occupancy.tile
         for q in range(n):
@@ -1384,6 +1397,3 @@ class State:
         ``resample_from_infostate``); see :func:`rebirth.engine.infoset.resample`."""
         return infoset.resample(self, seat, rng)
 
-
-from rebirth.engine import infoset  # noqa: E402  (infoset needs State for typing only)
-from rebirth.engine.views import View  # noqa: E402
