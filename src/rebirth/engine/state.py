@@ -27,6 +27,7 @@ Only the engine's core (this module, ``tables``, ``table`` (table mode, a subcla
 from __future__ import annotations
 
 import random
+import weakref
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -93,6 +94,25 @@ _CONDITION_OF_TYPE = {"farm_group": Condition.FARM_GROUP, "castles_held": Condit
                       "district_firsts": Condition.DISTRICT_FIRSTS,
                       "offshore_farms": Condition.OFFSHORE_FARMS,
                       "tiles_in_provinces": Condition.TILES_IN_PROVINCES}
+
+
+# The kinds as module globals: an enum member read through its class costs an attribute
+# lookup on the enum type, and _meets runs after every Ireland placement.
+_NONE, _FARM_GROUP, _CASTLES_HELD, _TOWERS_VISITED = (
+    Condition.NONE, Condition.FARM_GROUP, Condition.CASTLES_HELD, Condition.TOWERS_VISITED)
+_DISTRICT_FIRSTS, _OFFSHORE_FARMS, _TILES_IN_PROVINCES = (
+    Condition.DISTRICT_FIRSTS, Condition.OFFSHORE_FARMS, Condition.TILES_IN_PROVINCES)
+_CONDITIONS: weakref.WeakKeyDictionary[Game, list[tuple[Condition, int, int]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _conditions(game: Game) -> list[tuple[Condition, int, int]]:
+    """Every card's condition of ``game``, compiled once per game (they never change, so
+    every state of the game shares the list)."""
+    out = _CONDITIONS.get(game)
+    if out is None:
+        out = _CONDITIONS[game] = [_compile_condition(c.condition) for c in game.cards]
+    return out
 
 
 def _compile_condition(cond: dict[str, Any]) -> tuple[Condition, int, int]:
@@ -267,7 +287,7 @@ class State:
                            [card_ix[c] for c in setup.display], [[] for _ in range(n)],
                            [[] for _ in range(n)], [0] * len(game.cards),
                            [False] * len(game.cards), [[] for _ in range(n)],
-                           [_compile_condition(c.condition) for c in game.cards])
+                           _conditions(game))
         tok_ix = {t.id: t.index for t in game.tokens}
         # Tower i carries token tokens[i]; stored on the state so clone shares it.
         self.pending_extra = 0
@@ -957,11 +977,18 @@ class State:
         occ = spaces.owner
         tl = spaces.tile
         ev = self._events
-        self._remove_free(h)
+        sp = b.spaces[h]
+        # _remove_free inlined (one call less per placement): swap h out of its free list.
+        lst = spaces.free[_LIST_OF_KIND[sp.kind]]
+        free_at = spaces.free_at
+        i = free_at[h]
+        last = lst.pop()
+        if last != h:
+            lst[i] = last
+            free_at[last] = i
         occ[h] = p
         tl[h] = t
         spaces.placed[p] += 1
-        sp = b.spaces[h]
         spaces.region_tiles[sp.region * n + p] += 1
         farm = t < 2
         completed = False
@@ -1156,21 +1183,21 @@ class State:
     def is_castle_mission(self, card: int) -> bool:
         """Whether ``card``'s condition is about castles held: the one measure that can be
         lost again (C-2), so a fulfilled castle mission may no longer be met (I-10)."""
-        return self.cards.conditions[card][0] == Condition.CASTLES_HELD
+        return self.cards.conditions[card][0] == _CASTLES_HELD
 
     def _meets(self, card: int, q: int) -> bool:
         kind, a, b = self.cards.conditions[card]
-        if kind == Condition.FARM_GROUP:
+        if kind == _FARM_GROUP:
             return self.occupancy.largest_group[q] >= a
-        if kind == Condition.CASTLES_HELD:
+        if kind == _CASTLES_HELD:
             return self.castles.held[q] >= a
-        if kind == Condition.TOWERS_VISITED:
+        if kind == _TOWERS_VISITED:
             return self.visited.towers_visited[q] >= a
-        if kind == Condition.DISTRICT_FIRSTS:
+        if kind == _DISTRICT_FIRSTS:
             return self.districts.first_ranks[q] >= a
-        if kind == Condition.OFFSHORE_FARMS:
+        if kind == _OFFSHORE_FARMS:
             return self.occupancy.offshore_farms[q] >= a
-        if kind == Condition.TILES_IN_PROVINCES:
+        if kind == _TILES_IN_PROVINCES:
             n = self.n
             rc = self.occupancy.region_tiles
             return sum(1 for r in range(len(self.board.regions)) if rc[r * n + q] >= a) >= b
@@ -1181,10 +1208,10 @@ class State:
         threshold (I-11); on Scotland q's count and the most any other seat has (K-3: q needs
         at least that, and at least 1, K-7)."""
         kind, a, b = self.cards.conditions[card]
-        if kind == Condition.NONE:
+        if kind == _NONE:
             vals = self.mission_values(card)
             return vals[q], max([1] + [v for o, v in enumerate(vals) if o != q])
-        if kind == Condition.TILES_IN_PROVINCES:
+        if kind == _TILES_IN_PROVINCES:
             n = self.n
             rc = self.occupancy.region_tiles
             return sum(1 for r in range(len(self.board.regions)) if rc[r * n + q] >= a), b
