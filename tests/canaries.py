@@ -23,8 +23,8 @@ def hidden_card_ids(m: Match, seat: int | None) -> set[str]:
     """Card ids ``seat`` must not know now: the deck and the other seats' secret cards."""
     st = m.state
     cards = m.game.cards
-    held = st.secret if m.game.board.is_ireland else st.missions
-    out = {cards[c].id for c in st.deck[st.deck_pos:]}
+    held = st.cards.tower_cards if m.game.board.is_ireland else st.cards.cathedral_cards
+    out = {cards[c].id for c in st.cards.deck[st.cards.next_card:]}
     for q in range(m.game.players):
         if q != seat:
             out |= {cards[c].id for c in held[q]}

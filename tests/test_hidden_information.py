@@ -101,7 +101,7 @@ def _run(board: str, seed: int | None, cheater_seed: int | None) -> tuple[Cheati
             m.submit(0, cheater.act(m.view(0)))
             turns += 1
             if len(cheater.guesses) > before:
-                right.append(all(tile_code(m.state.hand[q]) == g
+                right.append(all(tile_code(m.state.tiles.hand[q]) == g
                                  for q, g in cheater.guesses[-1].items()))
         else:
             m.step_bot()
@@ -175,8 +175,9 @@ def test_canary_hidden_tiles_differ_in_the_twin() -> None:
     for _ in range(4):
         m.step_bot()
     twin = m.state.resample_from_infostate(0, random.Random(1))
-    diff = [q for q in (1, 2) if twin.supply[q][twin.sptr[q]:] != m.state.supply[q][m.state.sptr[q]:]
-            or twin.hand[q] != m.state.hand[q] or twin.aside[q] != m.state.aside[q]]
+    real = m.state.tiles
+    diff = [q for q in (1, 2) if twin.tiles_of(q)["supply"] != m.state.tiles_of(q)["supply"]
+            or twin.tiles.hand[q] != real.hand[q] or twin.tiles.set_aside[q] != real.set_aside[q]]
     assert diff
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rebirth.engine import explain
+from rebirth.engine.actions import IllegalActionError
 from rebirth.engine.board import MapError, load_board
 from rebirth.engine.events import Event
 from rebirth.engine.game import Game, SetupError
@@ -21,8 +22,6 @@ from rebirth.engine.messages import text as message_text
 from rebirth.engine.position import (
     Position,
     PositionError,
-    _bare_state,
-    _checked_state,
     castle_control,
     end_scoring,
     settlement_standings,
@@ -53,15 +52,13 @@ class Scored:
     missions_scored: bool
     position: Position
     board_state: State
+    checked: State | None = None
+    """The validated state at ``position`` (:meth:`Position.checked_state`), when one was built."""
 
 
 def _board_state(state: State) -> State:
     """The board of ``state`` as a not-finished state (for standings and tiebreak counts)."""
-    if not state.done:
-        return state
-    c = state.clone()
-    c.done = False  # the tables (occupancy, holders, influence) are the same; scores are not read
-    return c
+    return state.board_copy() if state.done else state
 
 
 def _position_of(state: State) -> Position:
@@ -87,12 +84,18 @@ def from_record(record: Any, board_file: str | None) -> Scored:
     return _from_position(state.game, pos, names, state)
 
 
-def _from_position(game: Game, pos: Position, names: list[str], state: State | None) -> Scored:
-    end = end_scoring(game, pos)
+def _from_position(game: Game, pos: Position, names: list[str], state: State | None,
+                   checked: State | None = None) -> Scored:
+    """``checked``: the validated state at ``pos``, if the caller has one (else built here)."""
+    chk = pos.checked_state(game) if checked is None else checked
+    end = end_scoring(game, pos, state=chk)
     running = (pos.scores, [dict(b) for b in pos.breakdown])
-    st = state if state is not None else pos.to_state(game)
+    if state is None:
+        # As Position.to_state(game): play would go on with seat 0 to move.
+        state = chk.clone()
+        state.start_play(0)
     return Scored(game, names, False, running, list(end.scores), list(end.breakdown),
-                  list(end.winners), list(end.events), end.missions_scored, pos, st)
+                  list(end.winners), list(end.events), end.missions_scored, pos, state, chk)
 
 
 def from_position_json(data: Any, lang: str) -> Scored:
@@ -135,14 +138,15 @@ def tiebreak(sc: Scored, lang: str) -> dict[str, Any]:
 def to_json(sc: Scored, lang: str) -> dict[str, Any]:
     """The JSON ``score --json`` prints; ``scores``/``breakdown``/``winners`` are the result."""
     game = sc.game
+    chk = sc.checked if sc.checked is not None else sc.position.checked_state(game)
     castles = [{"castle": c.castle, "hex": c.hex, "holder": c.holder, "adjacent": list(c.adjacent),
-                "farms": list(c.farms)} for c in castle_control(game, sc.position)]
+                "farms": list(c.farms)} for c in castle_control(game, sc.position, state=chk)]
     districts = [{"district": d.district, "hexes": list(d.hexes), "complete": d.complete,
                   "influence": list(d.influence), "order": list(d.order),
                   "last_placer": d.last_placer, "tied": d.tied, "points": list(d.points),
                   # A tie is decided by the last placer: at completion (T-4), or at the end (T-7).
                   "tie_rule": "T-4" if d.complete else "T-7", "last_matters": d.tied}
-                 for d in settlement_standings(game, sc.position)]
+                 for d in settlement_standings(game, sc.position, state=chk)]
     missions = [{"seat": e.seat, "card": e.data.get("mission"), "fulfilled": e.data.get("fulfilled"),
                  "points": e.points, "rule": e.rule,
                  "text": e.render(lang, sc.names, seat=e.seat)}
@@ -192,6 +196,13 @@ def _tile_seats(game: Game, pos: Position) -> dict[int, tuple[int, str]]:
 
 
 def complete(game: Game, pos: Position, *, refresh: bool = False) -> tuple[Position, list[dict[str, Any]]]:
+    """See :func:`_complete` (which also hands back the state it built, if any)."""
+    out, choices, _ = _complete(game, pos, refresh=refresh)
+    return out, choices
+
+
+def _complete(game: Game, pos: Position, *,
+              refresh: bool = False) -> tuple[Position, list[dict[str, Any]], State | None]:
     """Fill in what the tiles decide and the position leaves out: cathedral pieces and tower
     visits (exactly the seats next to them, K-1/I-6), the holder of a castle whose majority or
     farm tiebreak decides it (C-1…C-3), and the public missions met (I-10). What the position
@@ -258,26 +269,27 @@ def complete(game: Game, pos: Position, *, refresh: bool = False) -> tuple[Posit
     out = replace(pos, cathedrals=tuple((k, v) for k, v in cath.items() if v),
                   tower_visits=tuple((k, v) for k, v in visits.items() if v),
                   castles=tuple(held.items()), district_last=tuple(last.items()))
-    out = _fulfilled(game, out, refresh=refresh)
+    out, st = _fulfilled(game, out, refresh=refresh)
     if asks:
         a = asks[0]
         what = (msg("score.ask.castle", id=a["id"], hex=a["hex"]) if a["kind"] == "castle"
                 else msg("score.ask.district", id=a["id"]))
         raise CalcAsk("score.ask", asks, what=what, seats=str(a["seats"]))
-    return out, choices
+    return out, choices, st
 
 
-def _fulfilled(game: Game, pos: Position, *, refresh: bool = False) -> Position:
+def _fulfilled(game: Game, pos: Position, *, refresh: bool = False) -> tuple[Position, State | None]:
     """Ireland: every seat that meets a public mission on display has fulfilled it (I-10); a
     castle mission listed as fulfilled stays so (castles can be lost again). A mission the
-    position lists is kept as given (validation checks it) unless ``refresh``."""
+    position lists is kept as given (validation checks it) unless ``refresh``. Also returns
+    the (not validated) state it built to find out, for the caller to reuse."""
     by_id = {c.id: i for i, c in enumerate(game.cards)}
     if not game.board.is_ireland or not pos.display or any(m not in by_id for m in pos.display):
-        return pos
+        return pos, None
     try:
-        st = _bare_state(game, replace(pos, fulfilled=()))
+        st = State.from_facts(game, replace(pos, fulfilled=()))
     except (PositionError, ValueError, KeyError, IndexError):
-        return pos  # validate names what is wrong
+        return pos, None  # validate names what is wrong
     given = dict(pos.fulfilled)
     ful = []
     for mid in pos.display:
@@ -287,11 +299,11 @@ def _fulfilled(game: Game, pos: Position, *, refresh: bool = False) -> Position:
                 ful.append((mid, tuple(given[mid])))
             continue
         keep = {q for q in given.get(mid, ()) if isinstance(q, int) and 0 <= q < st.n
-                and st.ccond[m][0] == 1}
-        seats = sorted({q for q in range(st.n) if st._meets(m, q)} | keep)
+                and st.is_castle_mission(m)}
+        seats = sorted({q for q in range(st.n) if st.meets_mission(m, q)} | keep)
         if seats:
             ful.append((mid, tuple(seats)))
-    return replace(pos, fulfilled=tuple(ful))
+    return replace(pos, fulfilled=tuple(ful)), st
 
 
 def _regions(st: State, lang: str) -> list[dict[str, Any]]:
@@ -301,8 +313,8 @@ def _regions(st: State, lang: str) -> list[dict[str, Any]]:
     for r in b.regions:
         spaces = [s for s in b.spaces if s.region == r.index]
         out.append({"region": r.id, "name": r.name.get(lang, r.name["en"]), "spaces": len(spaces),
-                    "free": sum(1 for s in spaces if st.occ[s.index] == -1),
-                    "tiles": [st.rcount[r.index * n + q] for q in range(n)],
+                    "free": sum(1 for s in spaces if st.occupancy.owner[s.index] == -1),
+                    "tiles": [st.occupancy.region_tiles[r.index * n + q] for q in range(n)],
                     "hexes": [s.label for s in spaces]})
     return out
 
@@ -312,42 +324,37 @@ def _clusters(st: State) -> list[dict[str, Any]]:
     b = st.board
     groups: dict[int, list[int]] = {}
     for s in b.spaces:
-        q = st.occ[s.index]
-        if 0 <= q < st.n and st.tile[s.index] < 2:
-            groups.setdefault(uf_find(st.uf_parent, s.index), []).append(s.index)
-    rows = sorted(groups.values(), key=lambda hs: (-len(hs), st.occ[hs[0]], hs))
-    return [{"seat": st.occ[hs[0]], "tile": tile_code(st.tile[hs[0]]), "size": len(hs),
+        q = st.occupancy.owner[s.index]
+        if 0 <= q < st.n and st.occupancy.tile[s.index] < 2:
+            groups.setdefault(uf_find(st.occupancy.group_parent, s.index), []).append(s.index)
+    rows = sorted(groups.values(), key=lambda hs: (-len(hs), st.occupancy.owner[hs[0]], hs))
+    return [{"seat": st.occupancy.owner[hs[0]], "tile": tile_code(st.occupancy.tile[hs[0]]), "size": len(hs),
              "hexes": sorted(b.spaces[h].label for h in hs)} for hs in rows]
 
 
-def heat(game: Game, pos: Position, seat: int, lang: str, names: list[str]) -> list[dict[str, Any]]:
+def heat(game: Game, pos: Position, seat: int, lang: str, names: list[str], *,
+         state: State | None = None) -> list[dict[str, Any]]:
     """What the next tile of each kind the seat still has would score on every free hex (P-5).
 
-    The same steps as :func:`rebirth.engine.position.preview`, on clones of one validated state
+    :meth:`State.score_placement` (as :func:`rebirth.engine.position.preview`) on one validated state
     (the position is checked once per request, not once per hex); illegal pairs are skipped."""
-    base = _checked_state(game, pos)
+    base = pos.checked_state(game) if state is None else state
     if not 0 <= seat < base.n:
         raise PositionError("error.seat_not_seat_0", seat=repr(seat), n=base.n - 1)
     b = base.board
-    have = sorted(set(base.supply[seat]))
+    have = sorted(set(base.tiles.supply[seat]))
     out = []
     for s in b.spaces:
-        if base.occ[s.index] != -1:
+        if base.occupancy.owner[s.index] != -1:
             continue
         for t in have:
-            st = base.clone()
-            st.cur = seat
-            st.hand[seat] = t
-            if s.index not in st.legal_action_ids():
+            try:
+                sc = base.score_placement(s.index, tile=t, seat=seat)
+            except IllegalActionError:
                 continue
-            before = st.score[:]
-            st.hand[seat] = -1
-            st._events = []
-            st._place(seat, s.index, t)
-            events = [e.for_seat(None) for e in st._events]
-            out.append({"hex": s.label, "tile": tile_code(t),
-                        "points": [st.score[q] - before[q] for q in range(base.n)],
-                        "extra_tiles": st.pending_extra, "x2_markers": st.pending_double,
+            events = [e.for_seat(None) for e in sc.events]
+            out.append({"hex": s.label, "tile": tile_code(t), "points": list(sc.points),
+                        "extra_tiles": sc.extra_tiles, "x2_markers": sc.x2_markers,
                         "why": [f"[{e.rule}] {e.render(lang, names)}" if e.rule else e.render(lang, names)
                                 for e in events]})
     return out
@@ -365,11 +372,13 @@ def calculate(data: Any, seat: int, lang: str, names: list[str] | None = None, *
         game = Game.create(pos.board, pos.players, pos.variants)
     except (SetupError, MapError) as exc:
         raise PositionError("error.board_variants", exc=exc) from exc
-    pos, choices = complete(game, pos, refresh=refresh)
-    pos.validate(game)
+    pos, choices, built = _complete(game, pos, refresh=refresh)
+    # The one validation and the one state of the request: every part below reads it (or a
+    # clone of it where the engine must play on).
+    chk = pos.checked_state(game, into=built)
     if names is None or len(names) != pos.players:
         names = [tr("player", lang, n=q + 1) for q in range(pos.players)]
-    sc = _from_position(game, pos, names, None)
+    sc = _from_position(game, pos, names, None, chk)
     out = to_json(sc, lang)
     st = sc.board_state
     b = st.board
@@ -378,19 +387,19 @@ def calculate(data: Any, seat: int, lang: str, names: list[str] | None = None, *
     out["choices"] = choices
     out["regions"] = _regions(st, lang)
     out["clusters"] = _clusters(st)
-    out["heat"] = {"seat": seat, "cells": heat(game, pos, seat, lang, names)}
+    out["heat"] = {"seat": seat, "cells": heat(game, pos, seat, lang, names, state=chk)}
     out["cathedrals"] = [{"id": c.id, "hex": c.label, "name": c.name.get(lang, c.name["en"]),
-                          "seats": [q for q in range(n) if st.cath[c.index] >> q & 1]}
+                          "seats": [q for q in range(n) if st.visited.cathedral_pieces[c.index] >> q & 1]}
                          for c in b.cathedrals]
     tok = dict(pos.tower_tokens)
     out["towers"] = [{"id": t.id, "hex": t.label, "name": t.name.get(lang, t.name["en"]),
                       "token": tok.get(t.id),
-                      "seats": [q for q in range(n) if st.tmask[t.index] >> q & 1],
+                      "seats": [q for q in range(n) if st.visited.tower_visits[t.index] >> q & 1],
                       "next_to": [st.tara_count(t.index, q) for q in range(n)]} for t in b.towers]
-    out["ports"] = [sum(1 for s in b.spaces if s.port and st.occ[s.index] == q) for q in range(n)]
-    out["offshore"] = [st.nfarm_off[q] for q in range(n)]
+    out["ports"] = [sum(1 for s in b.spaces if s.port and st.occupancy.owner[s.index] == q) for q in range(n)]
+    out["offshore"] = [st.occupancy.offshore_farms[q] for q in range(n)]
     full, _ = starting_tiles(n)
-    out["supply"] = [{code: sum(1 for x in st.supply[q] if tile_code(x) == code) for code in TILE_CODES}
+    out["supply"] = [{code: sum(1 for x in st.tiles.supply[q] if tile_code(x) == code) for code in TILE_CODES}
                      for q in range(n)]
     cards = {c.id: c for c in game.cards}
     ful = dict(pos.fulfilled)

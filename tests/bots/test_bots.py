@@ -102,17 +102,19 @@ def test_view_holds_no_state(board: str) -> None:
         assert View(**_tuples(data)) == view
         # ...and carries the public position and only this seat's own secrets (S-5).
         assert data["seat"] == seat and data["scores"] == state.score
-        assert data["supply_counts"] == [len(state.supply[q]) - state.sptr[q] for q in range(4)]
-        own = (state.secret if state.board.is_ireland else state.missions)
+        assert data["supply_counts"] == [len(state.tiles.supply[q]) - state.tiles.drawn[q] for q in range(4)]
+        own = (state.cards.tower_cards if state.board.is_ireland else state.cards.cathedral_cards)
         if seat is None:
             assert data["hand"] is None and data["missions"] == [] and data["legal_actions"] == []
         else:
-            assert data["hand"] == (tile_code(state.hand[seat]) if state.hand[seat] >= 0 else None)
+            hand = state.tiles.hand[seat]
+            assert data["hand"] == (tile_code(hand) if hand >= 0 else None)
             assert data["missions"] == [state.game.cards[c].id for c in own[seat]]
             want_legal = sorted(str(a) for a in state.legal_actions) if seat == state.current_player else []
             assert sorted(data["legal_actions"]) == want_legal
         # S-3: Scotland shows the owner their set-aside tiles; S-4: Ireland shows them to nobody.
-        mine = [] if seat is None or state.board.is_ireland else [tile_code(t) for t in state.aside[seat]]
+        mine = ([] if seat is None or state.board.is_ireland
+                else [tile_code(t) for t in state.tiles.set_aside[seat]])
         assert data["set_aside"] == mine
 
 
@@ -127,7 +129,7 @@ def test_mcts_is_fair(board: str) -> None:
     # The twin really differs in hidden information...
     others = [q for q in range(3) if q != seat]
     assert any(
-        real.supply[q][real.sptr[q]:] != twin.supply[q][twin.sptr[q]:] or real.hand[q] != twin.hand[q]
+        real.tiles_of(q)["supply"] != twin.tiles_of(q)["supply"] or real.tiles.hand[q] != twin.tiles.hand[q]
         for q in others
     )
     # ...but not in what the seat sees.

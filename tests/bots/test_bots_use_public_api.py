@@ -73,12 +73,12 @@ def test_the_scan_finds_what_it_forbids() -> None:
     bad = """
 from rebirth.engine.state import _LIST_OF_KIND
 def f(state, rng):
-    state.hand = [1]
-    state.supply[0] = []
-    state.aside[1].append(3)
-    state.deck_pos += 1
+    state.tiles.hand = [1]
+    state.tiles.supply[0] = []
+    state.tiles.set_aside[1].append(3)
+    state.cards.next_card += 1
     x = state._events
-    del twin.secret[0]
+    del twin.cards.tower_cards[0]
 """
     found = violations(bad)
     assert len(found) == 7, found
@@ -87,7 +87,7 @@ def f(self, state, best, kids):
     best.append(1)
     kids[3] = 2
     self.rng = None
-    n = state.hand[0] + len(state.free[2])
+    n = state.tiles.hand[0] + len(state.occupancy.free[2])
     st = state.resample_from_infostate(0, None)
 """
     assert violations(ok) == []

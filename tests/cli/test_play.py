@@ -15,8 +15,9 @@ import pytest
 
 import replaykit as rk
 from rebirth.cli.main import main
-from rebirth.cli.play import preview, resume_match
+from rebirth.cli.play import resume_match
 from rebirth.engine.board import SETTLEMENT
+from rebirth.engine.determinize import preview
 from rebirth.engine.game import Game
 from rebirth.engine.messages import catalog
 from rebirth.engine.records import load_record, replay

@@ -121,7 +121,7 @@ def test_tiebreak_names_the_deciding_rule(board: str, n: int, seed: int) -> None
     sc.winners = tie._winners()
     tb = tiebreak(sc, "en")
     first_castle = sc.game.board.castles[sc.game.board.tiebreak[0][1]]
-    if sc.board_state.holder[first_castle.index] >= 0:
+    if sc.board_state.castles.holder[first_castle.index] >= 0:
         assert tb["by"] == f"castle:{first_castle.id}"
         assert tb["rule"] == ("E-4" if board == "ireland" else "E-3")
         assert first_castle.name["en"] in tb["text"]

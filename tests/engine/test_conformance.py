@@ -42,11 +42,11 @@ def check_views(state: State) -> None:
         v = state.view(q)
         assert v.seat == q
         if state.board.is_ireland:
-            assert v.missions == tuple(state.game.cards[c].id for c in state.secret[q])
+            assert v.missions == tuple(state.game.cards[c].id for c in state.cards.tower_cards[q])
             if "ireland_set_aside_known" not in state.game.variants:
                 assert v.set_aside == ()
         else:
-            assert v.missions == tuple(state.game.cards[c].id for c in state.missions[q])
+            assert v.missions == tuple(state.game.cards[c].id for c in state.cards.cathedral_cards[q])
         if "set_aside_public" not in state.game.variants:
             assert v.public_set_aside == ()
     spectator = state.view(None)
@@ -57,7 +57,7 @@ def play_checked(game: Game, seed: int) -> State:
     rng = random.Random(seed)
     state = game.new_state(seed)
     for h in game.board.blockers:
-        assert (state.occ[h] == NEUTRAL) == (game.players == 2)
+        assert (state.occupancy.owner[h] == NEUTRAL) == (game.players == 2)
     last = state.score[:]
     paid = [0] * game.players
     steps = 0
@@ -89,11 +89,11 @@ def test_conformance_random_games(board: str, players: int, variant: str | None)
     for seed in (1, 2):
         state = play_checked(game, seed * 100 + players)
         tiles = starting_tiles(players)[0]
-        placed = sum(state.placed)
+        placed = sum(state.occupancy.placed)
         aside = game.set_aside_count
         if board == "scotland":
             # E-1: every supply tile is placed (or discarded by P-7).
-            assert placed + sum(len(d) for d in state.discarded) == players * (len(tiles) - aside)
+            assert placed + sum(len(d) for d in state.tiles.discarded) == players * (len(tiles) - aside)
         assert state.winners and set(state.winners) <= set(range(players))
         rec = make_record(state, seed=seed)
         again = json.loads(json.dumps(rec))
@@ -101,7 +101,8 @@ def test_conformance_random_games(board: str, players: int, variant: str | None)
         replayed = replay(again)
         assert replayed.score == state.score
         assert replayed.winners == state.winners
-        assert replayed.occ == state.occ and replayed.tile == state.tile
+        assert replayed.occupancy.owner == state.occupancy.owner
+        assert replayed.occupancy.tile == state.occupancy.tile
         assert [replayed.breakdown(q) for q in range(players)] == [
             state.breakdown(q) for q in range(players)]
 
@@ -122,12 +123,12 @@ def winners_by_hand(state: State) -> list[int]:
     b = state.board
     best = max(state.score)
     tied = [q for q in range(state.n) if state.score[q] == best]
-    holder = {c.id: state.holder[c.index] for c in b.castles}
+    holder = {c.id: state.castles.holder[c.index] for c in b.castles}
     if len(tied) > 1 and b.is_ireland:
         if holder.get("blarney", -1) in tied:
             return [holder["blarney"]]
         tara = next(t for t in b.towers if t.id == "hill_of_tara")
-        near = {q: sum(1 for h in tara.spaces if state.occ[h] == q) for q in tied}
+        near = {q: sum(1 for h in tara.spaces if state.occupancy.owner[h] == q) for q in tied}
         return [q for q in tied if near[q] == max(near.values())]
     for castle in ("edinburgh", "stirling"):
         if len(tied) > 1 and holder.get(castle, -1) in tied:

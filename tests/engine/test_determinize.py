@@ -10,8 +10,8 @@ from engine.ireland_kit import act, start, token
 from mapkit import make_board
 from rebirth.engine.determinize import ViewError, determinize
 from rebirth.engine.game import Game
-from rebirth.engine.position import rebuild_tables
 from rebirth.engine.state import State
+from rebirth.engine.tables import Castles, Districts, Occupancy, Visits
 from rebirth.engine.tiles import parse_tile
 
 
@@ -26,10 +26,10 @@ S:a E X E E
     act(state, "A1")  # seat 0 reveals its S2: no settlement space is free, so it stays aside
     for seat in (0, 1):
         assert state.view(seat).known_set_aside == (("S2",), ())
-    assert state.known_aside == [[parse_tile("S2")], []]
+    assert state.tiles.known_set_aside == [[parse_tile("S2")], []]
     # Resampling hidden information for seat 1 keeps the public S2 in seat 0's set-aside tiles.
     twin = state.resample_from_infostate(1, random.Random(3))
-    assert twin.aside[0] == [parse_tile("S2")]
+    assert twin.tiles.set_aside[0] == [parse_tile("S2")]
 
 
 @pytest.mark.parametrize("board", ["scotland", "ireland"])
@@ -42,9 +42,11 @@ def test_determinized_state_matches_public_facts(board: str) -> None:
     seat = state.current_player
     twin = determinize(game, state.view(seat), random.Random(1))
     assert twin.score == state.score and twin.cat == state.cat
-    assert twin.occ == state.occ and twin.tile == state.tile
-    assert twin.holder == state.holder and twin.dlast == state.dlast
-    assert twin.maxgroup == state.maxgroup and twin.dfirst == state.dfirst
+    assert twin.occupancy.owner == state.occupancy.owner and twin.occupancy.tile == state.occupancy.tile
+    assert twin.castles.holder == state.castles.holder
+    assert twin.districts.last_placer == state.districts.last_placer
+    assert twin.occupancy.largest_group == state.occupancy.largest_group
+    assert twin.districts.first_ranks == state.districts.first_ranks
     assert sorted(twin.legal_action_ids()) == sorted(state.legal_action_ids())
     # Both play on identically for the public part when given the same actions.
     while not state.is_terminal() and state.current_player == seat:
@@ -70,25 +72,47 @@ def test_terminal_and_foreign_views_are_refused() -> None:
 # Every slot of State, by how a determinized twin must match the real state. A new slot
 # fails the test below until it is put in one of these groups.
 EXACT = {
-    # The public board and every table derived from it (rebuilt by rebuild_tables).
-    "occ", "tile", "dfill", "dlast", "infl", "cadj", "cfarm", "holder", "held", "cath", "tmask",
-    "towers_seen", "rcount", "maxgroup", "dfirst", "nfarm_off", "placed",
+    # The public board and every table derived from it (State.derive_tables).
+    "occupancy.owner", "occupancy.tile", "districts.filled", "districts.last_placer",
+    "districts.influence", "castles.adjacent", "castles.adjacent_farms", "castles.holder",
+    "castles.held", "visited.cathedral_pieces", "visited.tower_visits", "visited.towers_visited",
+    "occupancy.region_tiles", "occupancy.largest_group", "districts.first_ranks",
+    "occupancy.offshore_farms", "occupancy.placed",
     # Public scores, missions and turn facts.
-    "score", "cat", "display", "fulfilled", "first_paid", "marks", "tokens_on_towers", "ccond",
-    "discarded", "known_aside", "returned", "history", "extra_tile", "pending_extra", "pending_double",
+    "score", "cat", "cards.display", "cards.fulfilled", "cards.first_paid", "cards.marks",
+    "tokens_on_towers", "cards.conditions", "tiles.discarded", "tiles.known_set_aside",
+    "tiles.returned", "history", "extra_tile", "pending_extra", "pending_double",
     "turn", "phase", "cur", "done", "winners_", "n", "board", "game", "_events",
 }
-CANONICAL = {"uf_parent", "uf_size", "free", "pos"}
+CANONICAL = {"occupancy.group_parent", "occupancy.group_size", "occupancy.free", "occupancy.free_at"}
 """Same meaning, not the same bytes: farm groups as a partition, free lists as sets."""
-HIDDEN = {"supply", "sptr", "hand", "aside", "deck", "deck_pos", "missions", "secret"}
+HIDDEN = {"tiles.supply", "tiles.drawn", "tiles.hand", "tiles.set_aside", "cards.deck",
+          "cards.next_card", "cards.cathedral_cards", "cards.tower_cards"}
 """Sampled: only the counts (and the seat's own items) must match."""
 NOT_STATE = {"rng", "setup", "hjson", "initial_events", "final_events"}
 """Not part of the position: the RNG, how the game was dealt, caches and event logs."""
+TABLES = {"occupancy", "districts", "castles", "visited", "cards", "tiles"}
+"""State slots holding a table (rebirth.engine.tables): classified field by field."""
+
+
+def fields(state: State) -> set[str]:
+    """Every slot of State, a table's as ``table.field``."""
+    out = set(State.__slots__) - TABLES
+    for t in TABLES:
+        out |= {f"{t}.{f}" for f in type(getattr(state, t)).__slots__}
+    return out
+
+
+def get(state: State, name: str) -> object:
+    obj: object = state
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
 
 
 def groups(state: State) -> list[tuple[int, int]]:
     """Per space: (smallest space of its farm group, group size); the union-find's meaning."""
-    parent, size = state.uf_parent, state.uf_size
+    parent, size = state.occupancy.group_parent, state.occupancy.group_size
 
     def find(x: int) -> int:
         while parent[x] != x:
@@ -107,36 +131,38 @@ def groups(state: State) -> list[tuple[int, int]]:
 
 
 def free_sets(state: State) -> list[set[int]]:
-    for lst in state.free:
+    for lst in state.occupancy.free:
         for i, h in enumerate(lst):
-            assert state.pos[h] == i, "pos must index the free list"
-    return [set(lst) for lst in state.free]
+            assert state.occupancy.free_at[h] == i, "pos must index the free list"
+    return [set(lst) for lst in state.occupancy.free]
 
 
 def assert_same_tables(twin: State, real: State, seat: int | None) -> None:
     """Every slot of twin matches real as its group says."""
-    assert set(State.__slots__) == EXACT | CANONICAL | HIDDEN | NOT_STATE, "classify the new slot"
+    assert fields(real) == EXACT | CANONICAL | HIDDEN | NOT_STATE, "classify the new slot"
     for name in sorted(EXACT):
-        assert getattr(twin, name) == getattr(real, name), name
+        assert get(twin, name) == get(real, name), name
     assert groups(twin) == groups(real)
     assert free_sets(twin) == free_sets(real)
     n = real.n
     ireland = real.board.is_ireland
-    own = "secret" if ireland else "missions"
-    assert len(twin.deck) - twin.deck_pos == len(real.deck) - real.deck_pos
+    own = "cards.tower_cards" if ireland else "cards.cathedral_cards"
+    assert len(twin.cards.deck) - twin.cards.next_card == len(real.cards.deck) - real.cards.next_card
     for q in range(n):
-        assert len(twin.supply[q]) - twin.sptr[q] == len(real.supply[q]) - real.sptr[q]
-        assert (twin.hand[q] >= 0) == (real.hand[q] >= 0)
-        assert len(twin.aside[q]) == len(real.aside[q])
-        assert len(getattr(twin, own)[q]) == len(getattr(real, own)[q])
+        assert len(twin.tiles_of(q)["supply"]) == len(real.tiles_of(q)["supply"])
+        assert (twin.tiles.hand[q] >= 0) == (real.tiles.hand[q] >= 0)
+        assert len(twin.tiles.set_aside[q]) == len(real.tiles.set_aside[q])
+        twin_own, real_own = get(twin, own), get(real, own)
+        assert isinstance(twin_own, list) and isinstance(real_own, list)
+        assert len(twin_own[q]) == len(real_own[q])
         if q == seat:
-            assert twin.hand[q] == real.hand[q]
-            assert getattr(twin, own)[q] == getattr(real, own)[q]
+            assert twin.tiles.hand[q] == real.tiles.hand[q]
+            assert twin_own[q] == real_own[q]
             if not ireland:
                 # Scotland's owner knows their set-aside tiles (S-4), so also what is left to draw;
                 # Ireland's are face down (I-7), even to their owner.
-                assert twin.aside[q] == real.aside[q]
-                assert sorted(twin.supply[q][twin.sptr[q]:]) == sorted(real.supply[q][real.sptr[q]:])
+                assert twin.tiles.set_aside[q] == real.tiles.set_aside[q]
+                assert sorted(twin.tiles_of(q)["supply"]) == sorted(real.tiles_of(q)["supply"])
 
 
 @pytest.mark.parametrize("board", ["scotland", "ireland"])
@@ -159,16 +185,19 @@ def test_determinized_state_matches_every_table(board: str, players: int) -> Non
 
 
 @pytest.mark.parametrize("board", ["scotland", "ireland"])
-def test_rebuild_tables_restores_every_derived_table(board: str) -> None:
-    """rebuild_tables on a copy whose derived tables are wiped gives back the original ones."""
+def test_derive_tables_restores_every_derived_table(board: str) -> None:
+    """State.derive_tables from the board's facts alone, on a copy whose derived tables are
+    wiped, gives back the tables the moves built one by one."""
     game = Game.create(board, 3)
     state = game.new_state(7)
     rng = random.Random(7)
     for _ in range(60):
         state.apply_id(state.random_action_id(rng))
     twin = state.clone()
-    for name in ("uf_parent", "uf_size", "free", "pos", "dfill", "infl", "rcount", "cadj", "cfarm",
-                 "held", "cath", "tmask", "towers_seen", "maxgroup", "dfirst", "nfarm_off", "placed"):
-        setattr(twin, name, [])
-    rebuild_tables(twin)
+    twin.occupancy = Occupancy.empty(0, 0, 0)
+    twin.districts = Districts.empty(0, 0)
+    twin.castles = Castles.empty(0, 0)
+    twin.visited = Visits.empty(0, 0, 0)
+    twin.derive_tables(state.occupancy.owner[:], state.occupancy.tile[:], state.castles.holder[:],
+                       state.districts.last_placer[:])
     assert_same_tables(twin, state, state.current_player)

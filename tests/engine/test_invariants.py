@@ -71,4 +71,4 @@ def test_invariants_hold_through_a_game(cfg: tuple[str, int, frozenset[str], int
     rec = json.loads(json.dumps(make_record(state, seed=seed)))
     again = replay(rec)
     assert again.score == state.score and again.winners == state.winners
-    assert again.occ == state.occ and again.tile == state.tile
+    assert again.occupancy.owner == state.occupancy.owner and again.occupancy.tile == state.occupancy.tile

@@ -30,7 +30,7 @@ def test_I2_flexible_space_takes_either_farm_never_a_settlement() -> None:
     state.apply("A1")
     assert sorted(str(a) for a in state.legal_actions) == ["B1", "C1"]
     state.apply("B1")  # the Food Farm goes on the flexible space
-    assert state.tile[board.space("B1").index] == parse_tile("F")
+    assert state.occupancy.tile[board.space("B1").index] == parse_tile("F")
     assert sorted(str(a) for a in state.legal_actions) == ["A2", "B2"]  # S1: settlements only
 
 
@@ -175,7 +175,7 @@ def test_I12_castle_held_with_a_single_tile_scores_5_at_the_end() -> None:
     board = make_board(CASTLE, rules="ireland")
     state = start(board, 2, ["F", "E"])
     state.apply("A2")  # seat 0: the only tile next to the castle
-    assert state.holder == [0]
+    assert state.castles.holder == [0]
     assert state.breakdown(0)["castles"] == 0  # castles score only at the end (C-5)
     state.apply("C2")
     assert state.is_terminal()

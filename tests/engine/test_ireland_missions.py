@@ -81,10 +81,10 @@ def test_I10_castle_changing_hands_pays_the_new_holder_the_low_value() -> None:
     state.apply("D1")  # seat 0 claims c: CH1 first, 6
     assert state.score == [1 + 6, 0]
     state.apply("C2")  # seat 1: 1 to 1, farms 1 to 1: the holder keeps it (C-3)
-    assert state.holder == [0] and fulfilled(state, "CH1") == (0,)
+    assert state.castles.holder == [0] and fulfilled(state, "CH1") == (0,)
     state.apply("A2")  # seat 0, not next to c
     events = state.apply("B2")  # seat 1: 2 to 1, takes c (C-2): CH1 not first, 4
-    assert state.holder == [1]
+    assert state.castles.holder == [1]
     assert mission_events(events) == [(1, "CH1", 4)]
     assert state.score == [1 + 6 + 1, 1 + 2 + 4]
     state.apply("D2")  # seat 0: group D1-D2; it lost the castle but keeps its 6 (paid once)
@@ -131,7 +131,7 @@ def test_I11_castles_held_counts_castles_held_at_once() -> None:
     cards = [card(0, "CH2", {"type": "castles_held", "count": 2}), *never_cards(1, 7)]
     state = start(board, 2, ["E E", "E"], cards=cards)
     play(state, "A1", "C2", "D1")  # seat 0 claims a, then b
-    assert state.holder == [0, 0]
+    assert state.castles.holder == [0, 0]
     assert fulfilled(state, "CH2") == (0,)
     assert state.breakdown(0)["public_missions"] == 12
 
@@ -144,9 +144,9 @@ def test_I11_castles_held_not_fulfilled_by_castles_held_one_after_another() -> N
     state.apply("C1")  # seat 1 next to a: 1 to 1, farms 1 to 1: seat 0 keeps it
     state.apply("C2")  # seat 0, next to no castle
     state.apply("B2")  # seat 1: 2 to 1, takes a
-    assert state.holder == [1, -1]
+    assert state.castles.holder == [1, -1]
     state.apply("D1")  # seat 0 claims b: it has held two castles, never two at once
-    assert state.holder == [1, 0]
+    assert state.castles.holder == [1, 0]
     assert fulfilled(state, "CH2") == ()
 
 
@@ -237,7 +237,7 @@ def test_I11_district_firsts_counts_only_districts_completed_during_play() -> No
     state = start(board, 2, ["E S3", "E E"], cards=cards, deck=("DF1",))
     play(state, "A2", "B2", "B1", "C2")
     assert state.is_terminal()
-    assert state.secret[0] == [8]
+    assert state.cards.tower_cards[0] == [8]
     assert state.score[0] == 1 + 5
     assert state.breakdown(0)["missions"] == 0
     # Completed during play: the secret card (I-9) pays its first value, 8.
@@ -310,7 +310,7 @@ def test_E4_no_blarney_holder_most_spaces_next_to_tara_wins() -> None:
     assert state.is_terminal()
     # Seat 0: 4 + 1 = 5 (Tara: C2); seat 1: 1 + 1 + 3 = 5 (Tara: C1, C3). Blarney unheld.
     assert state.score == [5, 5]
-    assert state.holder == [-1]
+    assert state.castles.holder == [-1]
     assert state.winners == [1]
     how = state.tiebreak() or {}
     assert (how["rule"], how["by"], how["counts"]) == ("E-4", "tower", [1, 2])
@@ -322,7 +322,7 @@ def test_E4_blarney_holder_not_tied_does_not_win_tara_decides() -> None:
     assert state.is_terminal()
     # Seat 0: 7 (no Tara space); seat 1: 7 (Tara: C2, B3); seat 2: 1 + Blarney 5 = 6.
     assert state.score == [7, 7, 6]
-    assert state.holder == [2]
+    assert state.castles.holder == [2]
     assert state.winners == [1]
 
 

@@ -23,12 +23,12 @@ E E E E
     state = start(board, 3, ["E", "E", "E"], cards=cards)
     # Everyone now has a group of 5; seat 1 is the placing player and a district was completed,
     # so all three are checked: seat 1 first (high value), then seats 2 and 0 (low value).
-    state.maxgroup = [5, 5, 5]
+    state.occupancy.largest_group = [5, 5, 5]
     state._events = []
     state._public_missions(1, True)
     paid = [(e.seat, e.points) for e in state._events if e.kind == "public_mission"]
     assert paid == [(1, 12), (2, 8), (0, 8)]
-    assert state.fulfilled[0] == 0b111
+    assert state.cards.fulfilled[0] == 0b111
     # Checked again, nobody is paid twice (once per player).
     state._events = []
     state._public_missions(2, True)

@@ -46,7 +46,7 @@ def test_S4_four_tiles_set_aside_per_player_out_of_the_supply() -> None:
         assert len(setup.set_aside[p]) == 4
         assert len(setup.supplies[p]) == 32
         assert Counter(setup.supplies[p] + setup.set_aside[p]) == full
-        assert state.aside[p] == list(setup.set_aside[p])
+        assert state.tiles.set_aside[p] == list(setup.set_aside[p])
 
 
 def test_S4_set_aside_hidden_even_from_the_owner() -> None:
@@ -80,10 +80,10 @@ def test_S4_set_aside_tiles_are_never_placed_without_a_tower() -> None:
     state.apply("B1")
     state.apply("A2")
     assert state.is_terminal()
-    assert [sorted(a) for a in state.aside] == [sorted(tiles("S4 S4 F E")),
+    assert [sorted(a) for a in state.tiles.set_aside] == [sorted(tiles("S4 S4 F E")),
                                                  sorted(tiles("E E E E")),
                                                  sorted(tiles("F F F F"))]
-    assert state.placed == [1, 1, 1]
+    assert state.occupancy.placed == [1, 1, 1]
 
 
 # ------------------------------------------------------------------ S-6
@@ -110,7 +110,7 @@ def test_S6_neutral_tiles_count_for_nobody() -> None:
     state = start(board, 2, ["E S1", "F S1"], cards=cards)
     state.apply("D2")  # seat 0: Energy next to neutral flexible C1 and neutral food C2
     assert state.score == [1, 0]  # a group of 1: the neutral tiles do not join it (F-1)
-    assert state.holder == [0]  # castle c: seat 0 is the first (the neutral tiles hold nothing)
+    assert state.castles.holder == [0]  # castle c: seat 0 is the first (the neutral tiles hold nothing)
     assert state.tara_count(0, 0) == 1 and state.tara_count(0, 1) == 0
     state.apply("B1")  # seat 1: Food next to neutral energy A1 and neutral flexible C1
     assert state.score == [1, 1]
@@ -121,14 +121,14 @@ def test_S6_24_neutral_tiles_on_the_shipped_ireland_map() -> None:
     g2 = Game.builtin("ireland", 2)
     s2 = g2.new_state(3)
     assert len(g2.board.blockers) == 24
-    assert sum(1 for o in s2.occ if o == NEUTRAL) == 24
-    assert all(s2.occ[h] == NEUTRAL for h in g2.board.blockers)
+    assert sum(1 for o in s2.occupancy.owner if o == NEUTRAL) == 24
+    assert all(s2.occupancy.owner[h] == NEUTRAL for h in g2.board.blockers)
 
 
 def test_S6_no_neutral_tiles_with_three_players() -> None:
     board = make_board(BLOCKED, rules="ireland")
     state = start(board, 3, ["E", "F", "E"])
-    assert all(o == -1 for o in state.occ)
+    assert all(o == -1 for o in state.occupancy.owner)
     assert sorted(str(a) for a in state.legal_actions) == ["A1", "C1", "D2"]
 
 

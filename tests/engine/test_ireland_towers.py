@@ -87,7 +87,7 @@ def test_P5_order_tile_district_castle_towers_in_map_order_then_missions() -> No
              *never_cards(2, 6)]
     state = start(board, 2, ["S3 E", "S1 E"], tokens=toks, cards=cards, first=1)
     act(state, "A2")  # seat 1: S1, takes castle c, zeta +3
-    assert state.score == [0, 3] and state.holder == [1]
+    assert state.score == [0, 3] and state.castles.holder == [1]
     events = act(state, "B1")
     # Seat 0 completes q (3 to 1: 5 and 3), ties seat 1 at c (1 each, no farms: holder keeps),
     # then zeta (+3) and alpha (+4) in the map's tower order, then TW2 (8) and DF1 (6).
@@ -95,7 +95,7 @@ def test_P5_order_tile_district_castle_towers_in_map_order_then_missions() -> No
                              "public_mission", "public_mission"]
     assert [e.data["tower"] for e in events if e.kind == "tower"] == ["zeta", "alpha"]
     assert {e.data["mission"] for e in events if e.kind == "public_mission"} == {"TW2", "DF1"}
-    assert state.holder == [1]
+    assert state.castles.holder == [1]
     assert state.score == [5 + 3 + 4 + 8 + 6, 3 + 3]
 
 
@@ -123,10 +123,10 @@ def test_I7_extra_tile_revealed_placed_same_turn_and_scores_with_bonus() -> None
     act(state, "D1")  # the extra Food Farm next to p: 1 + 4
     assert state.score == [1 + 1 + 4, 0]
     assert state.breakdown(0)["towers"] == 4
-    assert sorted(state.aside[0]) == sorted(tiles("S2 E S1"))
+    assert sorted(state.tiles.set_aside[0]) == sorted(tiles("S2 E S1"))
     assert state.current_player == 1 and state.view(1).phase == "place"
     # The player draws once (P-6): the next hand tile is the second supply tile.
-    assert state.hand[0] == parse_tile("E")
+    assert state.tiles.hand[0] == parse_tile("E")
     assert state.history_json() == [{"seat": 0, "action": "A1"}, {"chance": "reveal F"},
                                     {"seat": 0, "action": "D1"}]
 
@@ -152,7 +152,7 @@ def test_I7_extra_tile_can_trigger_another_extra_tile() -> None:
     assert state.view(0).phase == "extra" and state.view(0).extra_tile == "E"
     act(state, "E2")  # E next to p (already visited by seat 0): no third bonus
     assert state.score == [3, 0]
-    assert state.aside[0] == []
+    assert state.tiles.set_aside[0] == []
     assert state.current_player == 1
     assert [h for h in state.history_json() if "chance" in h] == [
         {"chance": "reveal F"}, {"chance": "reveal E"}]
@@ -177,7 +177,7 @@ def test_I7_no_legal_space_for_revealed_tile_bonus_lost_tile_stays_aside() -> No
     events = act(state, "A1")
     lost = [e for e in events if e.kind == "extra_lost"]
     assert len(lost) == 1 and lost[0].data["tile"] == "S2"
-    assert state.aside[0] == [parse_tile("S2")]
+    assert state.tiles.set_aside[0] == [parse_tile("S2")]
     assert state.view(0).set_aside_counts == (1, 0)
     assert state.current_player == 1 and state.view(1).phase == "place"
     assert state.score == [1, 1]
@@ -193,7 +193,7 @@ def test_I7_random_reveal_comes_from_own_set_aside_tiles() -> None:
         state = game.from_setup(setup, seed=seed, strict=False)
         act(state, "A1")
         assert state.view(0).extra_tile == "F"  # never seat 1's S4
-        assert state.aside == [[parse_tile("F")], tiles_list("S4 S4")]
+        assert state.tiles.set_aside == [[parse_tile("F")], tiles_list("S4 S4")]
 
 
 def tiles_list(codes: str) -> list[int]:
@@ -235,8 +235,8 @@ def test_I7_record_stores_the_chance_outcome_and_replays() -> None:
         rec2 = copy.deepcopy(rec)
         rec2["seed"] = seed
         again = replay(rec2, board=board)
-        assert again.occ == state.occ and again.tile == state.tile
-        assert again.score == state.score and again.aside == state.aside
+        assert again.occupancy.owner == state.occupancy.owner and again.occupancy.tile == state.occupancy.tile
+        assert again.score == state.score and again.tiles.set_aside == state.tiles.set_aside
         assert again.history_json() == state.history_json()
     # The replay takes the outcome from the record: another set-aside tile changes the game...
     tampered = copy.deepcopy(rec)
@@ -297,7 +297,7 @@ def test_I8_marker_placed_at_end_of_turn_after_all_placements() -> None:
     act(state, "C1")  # the extra Food Farm
     assert state.view(0).phase == "mark"
     act(state, "mark G2")
-    assert state.marks[0] == [0]
+    assert state.cards.marks[0] == [0]
 
 
 def test_I8_marker_doubles_the_high_value() -> None:
@@ -371,7 +371,7 @@ def test_I8_no_mission_left_marker_lost() -> None:
     assert state.score[0] == 1 + 8 * 12
     assert "double_lost" in kinds(events)
     assert state.current_player == 1 and state.view(1).phase == "place"
-    assert state.marks[0] == []
+    assert state.cards.marks[0] == []
 
 
 def test_I8_mission_already_marked_by_same_player_does_not_count() -> None:
@@ -385,7 +385,7 @@ def test_I8_mission_already_marked_by_same_player_does_not_count() -> None:
     assert state.view(0).legal_actions == ("mark G3",)
     events = act(state, "mark G3")
     assert "double_lost" in kinds(events)  # the second marker has nothing left
-    assert state.marks[0] == [7]
+    assert state.cards.marks[0] == [7]
     assert state.current_player == 1
 
 
@@ -454,7 +454,7 @@ def test_I7_extra_tile_on_the_last_turn_is_placed_before_the_game_ends() -> None
     act(state, "D1")  # next to p: 1 + 4
     assert state.is_terminal()
     assert state.score == [1, 1 + 1 + 4]
-    assert state.placed == [1, 2]
+    assert state.occupancy.placed == [1, 2]
 
 
 def test_I7_second_extra_tile_lost_when_set_aside_runs_out() -> None:
@@ -467,7 +467,7 @@ def test_I7_second_extra_tile_lost_when_set_aside_runs_out() -> None:
     events = act(state, "C1")
     assert "extra_lost" in kinds(events)
     assert state.current_player == 1
-    assert state.score == [2, 0] and state.aside[0] == []
+    assert state.score == [2, 0] and state.tiles.set_aside[0] == []
 
 
 def test_I7_a_revealed_tile_left_face_up_is_never_revealed_again() -> None:

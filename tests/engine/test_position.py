@@ -47,7 +47,7 @@ def before_end_scoring(game: Game, seed: int) -> tuple[State, Position, list[Eve
     twin = prev.clone()
     with mock.patch.object(State, "_finish", lambda self: None):
         twin.apply_id(last)
-    assert twin.occ == state.occ and twin.holder == state.holder
+    assert twin.occupancy.owner == state.occupancy.owner and twin.castles.holder == state.castles.holder
     explained = prev.clone()
     explained.apply(prev.action_text(last))
     assert explained.score == state.score
@@ -301,7 +301,7 @@ def test_I10_public_missions_must_match_what_the_board_shows() -> None:
     game = Game.create("ireland", 3)
     state = game.new_state(8)
     rng = random.Random(8)
-    while not state.is_terminal() and not any(state.fulfilled[m] for m in state.display):
+    while not state.is_terminal() and not any(state.cards.fulfilled[m] for m in state.cards.display):
         state.apply_id(state.random_action_id(rng))
     while state.phase != PHASE_PLACE:
         state.apply_id(state.random_action_id(rng))

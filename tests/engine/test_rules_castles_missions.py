@@ -77,18 +77,18 @@ def test_C3_farm_count_decides_an_equal_count() -> None:
     take = start(board(CASTLE_MAP), ["S1", "E"])
     ev = play(take, "B1", "C1")  # 1-1 spaces, attacker 1 farm vs holder 0
     assert castle_events(ev) == [("castle_claim", "C-1", 0), ("castle_take", "C-3", 1)]
-    assert take.holder == [1]
+    assert take.castles.holder == [1]
     keep = start(board(CASTLE_MAP), ["E", "S1"])
     ev = play(keep, "C1", "B1")  # attacker 0 farms vs holder 1
     assert castle_events(ev) == [("castle_claim", "C-1", 0), ("castle_hold", "C-3", 1)]
-    assert keep.holder == [0]
+    assert keep.castles.holder == [0]
 
 
 def test_C3_attacker_loses_full_tie() -> None:
     state = start(board(CASTLE_MAP), ["E", "F"])
     ev = play(state, "C1", "B3")
     assert castle_events(ev) == [("castle_claim", "C-1", 0), ("castle_hold", "C-3", 1)]
-    assert state.holder == [0]
+    assert state.castles.holder == [0]
     assert state.score == [6, 1]  # farm 1 + castle 5 / farm 1
 
 
@@ -105,7 +105,7 @@ def test_C4_only_the_placing_player_is_compared() -> None:
     ev = state.apply("C2")  # seat 2's settlement: 1 space vs the holder's 2
     assert [(e.seat, e.data["holder"])
             for e in ev if e.kind in ("castle_hold", "castle_take")] == [(2, 0)]
-    assert state.holder == [0]
+    assert state.castles.holder == [0]
 
 
 def test_C5_each_castle_held_scores_5_at_game_end() -> None:
@@ -225,7 +225,7 @@ def test_K5_castle_card_needs_most_adjacent_spaces_not_control() -> None:
     mc = cards(castle_card("X0", ["x"], 3), castle_card("X1", ["x"], 4))
     state = start(b, ["E", "E"], deck=("X0", "X1"), mission_cards=mc)
     ev = play(state, "A2", "C1")  # both next to x and k; seat 0 holds x, seat 1 ties
-    assert state.holder == [0]
+    assert state.castles.holder == [0]
     assert [(e.seat, e.points) for e in ev if e.rule == "K-2"] == [(0, 3), (1, 4)]
     assert state.score == [1 + 5 + 3, 1 + 4]
 
@@ -240,7 +240,7 @@ def test_K6_structures_never_count_as_occupied_spaces() -> None:
     state = start(b, ["E", "F"], deck=("X", "N"), mission_cards=mc)
     ev = play(state, "A1", "A3")  # seat 0 holds y (next to x), seat 1 has a piece on k (next to x)
     ids = [c.id for c in b.castles]
-    assert state.holder[ids.index("y")] == 0 and state.holder[ids.index("x")] == -1
+    assert state.castles.holder[ids.index("y")] == 0 and state.castles.holder[ids.index("x")] == -1
     assert [state.mission_value(0, q) for q in range(2)] == [0, 0]
     assert [state.mission_value(1, q) for q in range(2)] == [1, 1]  # the castle is no space
     assert [(e.seat, e.data["mission"], e.points) for e in ev if e.rule == "K-2"] == [
@@ -329,7 +329,7 @@ def test_E1_game_ends_when_every_supply_is_placed_set_aside_never() -> None:
     assert not state.is_terminal() and state.current_player == 1
     state.apply("D1")
     assert state.is_terminal() and state.current_player == TERMINAL
-    assert state.placed == [2, 2]
+    assert state.occupancy.placed == [2, 2]
     assert state.tiles_of(0)["set_aside"] == [5, 5]
     assert state.view(None).spaces[4] == (-1, None)  # S:a stays empty
     assert len(state.legal_actions) == 0

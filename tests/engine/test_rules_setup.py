@@ -130,7 +130,7 @@ def test_S6_two_players_neutral_tiles_on_blockers() -> None:
     v = two.view(None)
     assert v.spaces[0] == (4, None) and v.spaces[1] == (4, None)
     assert legal(two) == {"C1", "D1"}
-    assert two.placed == [0, 0]
+    assert two.occupancy.placed == [0, 0]
     with pytest.raises(IllegalActionError):
         two.apply("A1")
     three = start(b, ["E", "F", "E"])
@@ -140,7 +140,7 @@ def test_S6_two_players_neutral_tiles_on_blockers() -> None:
     nb = board("E* C:x B B@south", regions=["north", "south"])
     mc = cards(region_card("N", "north"))
     neutral = start(nb, ["E", "F"], mission_cards=mc)
-    assert neutral.holder == [-1]
+    assert neutral.castles.holder == [-1]
     assert [neutral.mission_value(0, q) for q in range(2)] == [0, 0]
     ev = neutral.apply("C1")
     assert [(e.rule, e.seat) for e in ev if e.kind == "castle_claim"] == [("C-1", 0)]
@@ -183,7 +183,7 @@ def test_S8_scotland_missions_are_one_shuffled_face_down_deck() -> None:
     # Cards are drawn from the top of the deck, in its order.
     scripted = start(b, ["E", "F"], deck=("card-07x", "card-03x"), mission_cards=mc)
     play(scripted, "A1", "A2")
-    assert scripted.missions == [[7], [3]]
+    assert scripted.cards.cathedral_cards == [[7], [3]]
     with pytest.raises(SetupError, match="Ireland"):
         game.check_setup(Setup(d1.supplies, d1.set_aside, d1.mission_deck[1:],
                                display=(d1.mission_deck[0],)), strict=False)

@@ -49,12 +49,12 @@ def test_E3_shipped_tiebreak_decides_a_tie_for_edinburgh_first() -> None:
     state = game.new_state(5)
     edinburgh = next(c.index for c in game.board.castles if c.id == "edinburgh")
     stirling = next(c.index for c in game.board.castles if c.id == "stirling")
-    state.holder[edinburgh], state.holder[stirling] = 2, 1
+    state.castles.holder[edinburgh], state.castles.holder[stirling] = 2, 1
     state.score = [10, 10, 10]
     assert state._winners() == [2]
     state.score = [10, 10, 4]  # Edinburgh's holder not tied: Stirling's holder (seat 1) wins
     assert state._winners() == [1]
-    state.holder[stirling] = 2
+    state.castles.holder[stirling] = 2
     assert state._winners() == [0, 1]  # neither holder tied: a shared win
 
 
@@ -67,7 +67,8 @@ def test_S6_shipped_scotland_has_32_blockers_with_a_neutral_tile_each() -> None:
     assert len(raw) == 32
     assert len(game.board.blockers) == 32
     state = game.new_state(1)
-    assert sorted(h for h, o in enumerate(state.occ) if o == NEUTRAL) == sorted(game.board.blockers)
+    neutral = sorted(h for h, o in enumerate(state.occupancy.owner) if o == NEUTRAL)
+    assert neutral == sorted(game.board.blockers)
     # Never on a settlement space (the blocker icon is on farm-capable hexes only).
     assert all(game.board.spaces[h].kind != SETTLEMENT for h in game.board.blockers)
 

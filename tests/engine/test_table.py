@@ -59,12 +59,22 @@ def text_of(entry: dict[str, Any]) -> str:
 
 def snapshot(s: State) -> tuple[Any, ...]:
     """Everything a table game is: board, tables, scores, turn, counters, entries."""
-    keys = ("occ", "tile", "score", "cat", "holder", "cadj", "cfarm", "infl", "dfill", "dlast",
-            "cath", "tmask", "fulfilled", "marks", "missions", "secret", "phase", "cur", "done",
-            "aside", "known_aside", "discarded", "placed", "extra_tile", "pending_extra",
-            "pending_double", "tokens_on_towers", "used", "moves", "hidden", "entries",
-            "card_queue", "token_queue", "pending", "deck_pos", "turn")
-    return tuple(json.dumps(getattr(s, k)) for k in keys)
+    keys = ("occupancy.owner", "occupancy.tile", "score", "cat", "castles.holder",
+            "castles.adjacent", "castles.adjacent_farms", "districts.influence",
+            "districts.filled", "districts.last_placer", "visited.cathedral_pieces",
+            "visited.tower_visits", "cards.fulfilled", "cards.marks", "cards.cathedral_cards",
+            "cards.tower_cards", "phase", "cur", "done", "tiles.set_aside",
+            "tiles.known_set_aside", "tiles.discarded", "occupancy.placed", "extra_tile",
+            "pending_extra", "pending_double", "tokens_on_towers", "used", "moves", "hidden",
+            "entries", "card_queue", "token_queue", "pending", "cards.next_card", "turn")
+
+    def get(k: str) -> Any:
+        obj: Any = s
+        for part in k.split("."):
+            obj = getattr(obj, part)
+        return obj
+
+    return tuple(json.dumps(get(k)) for k in keys)
 
 
 @pytest.mark.parametrize(("board", "n", "seed"), GAMES)
@@ -98,7 +108,8 @@ def test_reentered_bot_game_scores_equal_after_every_placement(board: str, n: in
         assert [(e.rule, e.key, e.seat, e.points, e.args) for e in got] == \
             [(e.rule, e.key, e.seat, e.points, e.args) for e in want]
         assert ts.cat == orig.cat
-        assert ts.holder == orig.holder and ts.occ == orig.occ and ts.tile == orig.tile
+        assert ts.castles.holder == orig.castles.holder and ts.occupancy.owner == orig.occupancy.owner
+        assert ts.occupancy.tile == orig.occupancy.tile
     if board == "ireland":
         assert "token" in chance_kinds  # tower tokens were asked as their towers were reached
     for e in groups[-1]:
@@ -249,9 +260,9 @@ def test_ireland_token_asked_once_and_checked() -> None:
     assert ts.asked().startswith("token on tower")
     _refused(ts, "E@A1", "token on tower")
     _refused(ts, "token nosuch", "nosuch")
-    placed_before = ts.placed[:]
+    placed_before = ts.occupancy.placed[:]
     ts.apply(text_of(flat[k]))
-    assert sum(ts.placed) == sum(placed_before) + 1
+    assert sum(ts.occupancy.placed) == sum(placed_before) + 1
     # A later token entry may not repeat a token already on a tower.
     used = flat[k]["chance"]
     m = next(i for i, e in enumerate(flat) if i > k and e.get("chance", "").startswith("token"))
@@ -316,18 +327,18 @@ def test_P7_discard_at_the_table() -> None:
     assert c.discard_id(3) in legal and c.discard_id(0) not in legal
     _refused(ts, "discard E", "P-7")
     ev = ts.apply("discard S2", seat=0)
-    assert [e.rule for e in ev] == ["P-7"] and ts.discarded[0] == [3]
+    assert [e.rule for e in ev] == ["P-7"] and ts.tiles.discarded[0] == [3]
     assert ts.current_player == 1 and ts.remaining(0)[3] == 2
     ts.apply("F@C1")
     ts.apply("E@D1")
     while not ts.is_terminal():
         ts.apply_id(ts.legal_action_ids()[0])
-    assert all(len(ts.discarded[q]) + ts.placed[q] == ts.supply_size for q in range(2))
+    assert all(len(ts.tiles.discarded[q]) + ts.occupancy.placed[q] == ts.supply_size for q in range(2))
     assert ts.score == [2, 3]  # F-1: C1 joins B1, a group of 2
     # (A custom map without mission cards: replay with the same game rather than the
     # shipped cards, which name regions this map lacks.)
     again = replay_table(json.loads(json.dumps(table_record(ts))), ts.game)
-    assert again.score == ts.score and again.discarded == ts.discarded
+    assert again.score == ts.score and again.tiles.discarded == ts.tiles.discarded
 
 
 def test_I7_extra_tile_entered_and_placed_as_revealed() -> None:

@@ -43,12 +43,12 @@ def test_variant_castle_tie_to_active(variant: bool) -> None:
     ev = play(state, "C1", "B3")  # 1-1 spaces, 1-1 farms: a full tie
     got = [(e.kind, e.rule) for e in ev if e.kind in ("castle_take", "castle_hold")]
     assert got == ([("castle_take", "C-3")] if variant else [("castle_hold", "C-3")])
-    assert state.holder == ([1] if variant else [0])
+    assert state.castles.holder == ([1] if variant else [0])
     assert state.score == ([1, 6] if variant else [6, 1])
     # The farm count still decides first: a settlement never takes from a farm.
     farm_first = start(board(CASTLE_MAP), ["E", "S4"], variants=vs)
     play(farm_first, "C1", "B1")
-    assert farm_first.holder == [0]
+    assert farm_first.castles.holder == [0]
 
 
 @pytest.mark.parametrize("variant", [False, True])

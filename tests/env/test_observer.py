@@ -82,8 +82,9 @@ def test_resampled_twin_gives_the_same_observation(board: str, players: int,
             assert all(lo <= v <= hi for v, lo, hi in zip(x, obs.low, obs.high, strict=True))
             twin = state.resample_from_infostate(seat, rng)
             others = [q for q in range(players) if q != seat]
-            if any(twin.hand[q] != state.hand[q] or twin.aside[q] != state.aside[q]
-                   or twin.supply[q][twin.sptr[q]:] != state.supply[q][state.sptr[q]:]
+            if any(twin.tiles.hand[q] != state.tiles.hand[q]
+                   or twin.tiles.set_aside[q] != state.tiles.set_aside[q]
+                   or twin.tiles_of(q)["supply"] != state.tiles_of(q)["supply"]
                    for q in others):
                 differed += 1
             assert obs.encode(twin.view(seat)) == x
@@ -105,7 +106,8 @@ def test_own_hidden_items_are_encoded_and_other_seats_are_relative() -> None:
     # Relative seats: slot 0 is always the observer.
     assert obs.piece(x1, "scores")[0] == state.score[1] / 100
     assert obs.piece(x1, "scores")[2] == state.score[0] / 100
-    assert obs.piece(x0, "mission_counts") == [len(state.missions[q]) / len(cards) for q in range(3)]
+    counts = [len(state.cards.cathedral_cards[q]) / len(cards) for q in range(3)]
+    assert obs.piece(x0, "mission_counts") == counts
     # A spectator has no private pieces.
     xs = obs.encode(state.view(None))
     for name in ("hand", "own_set_aside", "own_missions", "own_set_aside_visible"):
@@ -142,7 +144,7 @@ def test_board_piece_reflects_occupancy() -> None:
             assert cell[0] == 1.0
     mover = state.current_player
     aid = min(state.legal_action_ids())
-    tile = state.hand[mover]
+    tile = state.tiles.hand[mover]
     state.apply_id(aid)
     cell = obs.piece(obs.encode(state.view(1)), "board")[aid * width:(aid + 1) * width]
     assert cell[2 + ((mover - 1) % 2) * 6 + tile] == 1.0

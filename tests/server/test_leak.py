@@ -173,7 +173,7 @@ def test_no_frame_or_body_holds_another_seats_secrets(tmp_path: Path, board: str
     assert checked > 100 and hidden[0] and hidden[None]
     # The canaries are really there: each seat's own cards reach it (so the test can fail).
     m = hub.match
-    held = m.state.secret if m.game.board.is_ireland else m.state.missions
+    held = m.state.cards.tower_cards if m.game.board.is_ireland else m.state.cards.cathedral_cards
     own0 = {m.game.cards[ci].id for ci in held[0]}
     assert own0 <= hidden_card_ids(m, 1) and all(cid in "\n".join(frames[0]) for cid in own0)
     assert own0 or m.game.board.is_ireland  # Scotland deals secret missions at the start

@@ -33,13 +33,13 @@ def projected(state: State, w: Weights = DEFAULT) -> list[float]:
     n = state.n
     b = state.board
     val = [float(s) for s in state.score]
-    for hol in state.holder:
+    for hol in state.castles.holder:
         if hol >= 0:
             val[hol] += 5 * w.castle
-    infl = state.infl
+    infl = state.districts.influence
     variants = state.game.variants
     for d, dist in enumerate(b.districts):
-        f = state.dfill[d]
+        f = state.districts.filled[d]
         size = len(dist.spaces)
         if f == 0 or f == size:
             continue
@@ -51,7 +51,7 @@ def projected(state: State, w: Weights = DEFAULT) -> list[float]:
             for q in present:
                 val[q] += infl[base + q] * w.district
             continue
-        rank_order(present, infl, base, state.dlast[d], n,
+        rank_order(present, infl, base, state.districts.last_placer[d], n,
                    size == 2 and "medium_completer_wins" in variants)
         ranks = RANKS[size]
         for i, q in enumerate(present[: len(ranks)]):
@@ -59,7 +59,7 @@ def projected(state: State, w: Weights = DEFAULT) -> list[float]:
     cards = state.game.cards
     ireland = b.is_ireland
     for q in range(n):
-        own = state.secret[q] if ireland else state.missions[q]
+        own = state.cards.tower_cards[q] if ireland else state.cards.cathedral_cards[q]
         for c in own:
             pts = cards[c].values[0] if ireland else cards[c].points
             done = state.secret_fulfilled(c, q)
@@ -75,10 +75,10 @@ _FITS = {0: (ENERGY, BLANK, FLEXIBLE), 1: (FOOD, BLANK, FLEXIBLE)}
 def _farm_growth(state: State, val: list[float], weight: float) -> None:
     """Groups with free matching space next to them can still score size+1, size+2..."""
     b = state.board
-    occ = state.occ
-    tile = state.tile
-    parent = state.uf_parent
-    size = state.uf_size
+    occ = state.occupancy.owner
+    tile = state.occupancy.tile
+    parent = state.occupancy.group_parent
+    size = state.occupancy.group_size
     spaces = b.spaces
     n = state.n
     frontier: dict[int, set[int]] = {}

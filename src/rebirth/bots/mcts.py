@@ -45,7 +45,7 @@ def fast_policy(state: State, rng: random.Random, epsilon: float = 0.1) -> int:
         return state.random_action_id(rng)
     t = state.tile_to_place
     p = state.cur
-    free = state.free
+    free = state.occupancy.free
     if t >= 2:
         cands = free[L_SETTLE]
         spaces = state.board.spaces
@@ -54,6 +54,8 @@ def fast_policy(state: State, rng: random.Random, epsilon: float = 0.1) -> int:
         best: list[int] = []
         inf = t - 1
         n = state.n
+        influence = state.districts.influence  # bound once: the playouts' inner loop
+        filled = state.districts.filled
         for h in cands:
             sp = spaces[h]
             d = sp.district
@@ -61,11 +63,11 @@ def fast_policy(state: State, rng: random.Random, epsilon: float = 0.1) -> int:
             if dsize == 1:
                 v = float(inf)
             else:
-                mine = state.infl[d * n + p] + inf
-                top = max(state.infl[d * n + q] for q in range(n) if q != p)
+                mine = influence[d * n + p] + inf
+                top = max(influence[d * n + q] for q in range(n) if q != p)
                 # Leading a district that this tile fills is worth its first rank.
                 lead = mine > top
-                v = (2.0 if lead else 0.5) * (1 + state.dfill[d]) / dsize
+                v = (2.0 if lead else 0.5) * (1 + filled[d]) / dsize
             if sp.port:
                 v += 1
             if v > best_v:

@@ -32,7 +32,7 @@ from rebirth.cli import render
 from rebirth.cli.texts import COMMANDS, HUMAN_WORDS, MARK_WORDS, NO, YES, Texts
 from rebirth.engine.actions import ActionError, Mark, Place, parse_action
 from rebirth.engine.board import Board
-from rebirth.engine.determinize import determinize
+from rebirth.engine.determinize import determinize, preview
 from rebirth.engine.events import Event
 from rebirth.engine.formats import printable
 from rebirth.engine.game import Game
@@ -48,9 +48,6 @@ from rebirth.fileio import check_writable_file, write_atomic
 from rebirth.match import HUMAN, Match, Step
 from rebirth.rulebook import rules_text
 
-# Events of a preview that come from sampled hidden information (a revealed
-# set-aside tile, other players' missions, the winner) or merely restate the move.
-_PREVIEW_SKIP = frozenset({"place", "extra_tile", "extra_lost", "discard", "game_end"})
 _FINAL_KINDS = frozenset({"final_district", "castle_final", "mission", "game_end"})
 # Exit codes of a game stopped by a signal, as a shell reports them (128 + signal).
 EXIT_SIGINT = 130
@@ -678,22 +675,6 @@ def _show_log(s: Session, seat: int) -> None:
         s.console.print(s.tx("log_empty"))
     for i, e in enumerate(log):
         s.console.print(_event_line(e, s, seat, i + 1), soft_wrap=True)
-
-
-def preview(game: Game, view: View, seat: int, action: str,
-            rng: random.Random) -> tuple[int, list[Event]]:
-    """Points ``action`` would give ``seat`` now, and the events explaining them.
-
-    Computed on a determinization of the seat's own view; raises ActionError with
-    the engine's reason when the action is not legal.
-    """
-    det = determinize(game, view, rng)
-    child = det.clone()
-    events = child.apply(action)
-    gain = child.score[seat] - det.score[seat]
-    shown = [e for e in events
-             if e.kind not in _PREVIEW_SKIP and not (e.kind == "mission" and e.seat != seat)]
-    return gain, shown
 
 
 def _space_desc(s: Session, label: str) -> str:

@@ -12,9 +12,12 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+from rebirth.engine.actions import Place, parse_action
+from rebirth.engine.codec import unknown_action
+from rebirth.engine.events import Event
 from rebirth.engine.game import Game, Setup
 from rebirth.engine.infoset import Visibility
-from rebirth.engine.position import Position, load_position
+from rebirth.engine.position import Position
 from rebirth.engine.state import PHASE_EXTRA, PHASE_MARK, PHASE_PLACE, State
 from rebirth.engine.tiles import parse_tile, starting_tiles
 from rebirth.engine.views import PHASES, View
@@ -118,16 +121,16 @@ def determinize(game: Game, view: View, rng: random.Random) -> State:
     )
     st = State(game, setup, seed=rng.getrandbits(64))
     card_ix = {c.id: c.index for c in game.cards}
-    st.hand = hands
-    st.sptr = [1 if hands[q] >= 0 else 0 for q in range(n)]
+    st.tiles.hand = hands
+    st.tiles.drawn = [1 if hands[q] >= 0 else 0 for q in range(n)]
     if vis.ireland:
-        st.secret = [[card_ix[c] for c in s] for s in secret]
+        st.cards.tower_cards = [[card_ix[c] for c in s] for s in secret]
     else:
-        st.missions = [[card_ix[c] for c in s] for s in secret]
+        st.cards.cathedral_cards = [[card_ix[c] for c in s] for s in secret]
 
     # The public board, and every table derived from it, as positions are loaded.
-    load_position(st, Position.from_view(view, b))
-    st.discarded = [[parse_tile(c) for c in d] for d in view.discarded]
+    st.load_facts(Position.from_view(view, b))
+    st.tiles.discarded = [[parse_tile(c) for c in d] for d in view.discarded]
     st.pending_extra = view.pending_extra
     st.pending_double = view.pending_double
     st.extra_tile = extra
@@ -148,5 +151,38 @@ def determinize(game: Game, view: View, rng: random.Random) -> State:
         else:
             hist.append((int(entry["seat"]), b.by_label[text]))
     st.history = hist
-    st.known_aside = [list(k) for k in kept]
+    st.tiles.known_set_aside = [list(k) for k in kept]
     return st
+
+
+# Events of a preview that come from sampled hidden information (a revealed
+# set-aside tile, other players' missions, the winner) or merely restate the move.
+PREVIEW_SKIP = frozenset({"place", "extra_tile", "extra_lost", "discard", "game_end"})
+
+
+def preview(game: Game, view: View, seat: int, action: str,
+            rng: random.Random) -> tuple[int, list[Event]]:
+    """Points ``action`` would give ``seat`` now, and the events explaining them (what the
+    terminal and the WebSocket show before a move).
+
+    Computed on a determinization of the seat's own view, so even a preview cannot peek
+    at hidden tiles or cards; a placement is scored by :meth:`State.score_placement` to
+    the turn's end. Raises ActionError with the engine's reason when the action is not
+    legal.
+    """
+    det = determinize(game, view, rng)
+    act = parse_action(action)
+    if isinstance(act, Place) and det.phase in (PHASE_PLACE, PHASE_EXTRA):
+        aid = det.action_id(act)
+        if aid is None:
+            raise unknown_action(act)
+        sc = det.score_placement(aid, to_turn_end=True)
+        gain, events = sc.points[seat], list(sc.events)
+    else:
+        # Not a placement (an x2 marker pays nothing by itself): the engine's apply decides.
+        child = det.clone()
+        events = child.apply(act)
+        gain = child.score[seat] - det.score[seat]
+    shown = [e for e in events
+             if e.kind not in PREVIEW_SKIP and not (e.kind == "mission" and e.seat != seat)]
+    return gain, shown

@@ -22,6 +22,7 @@ from rebirth.engine.missions import (
     builtin_tokens,
     card_spaces,
 )
+from rebirth.engine.state import State
 from rebirth.engine.streams import chance_seed
 from rebirth.engine.tiles import parse_tile, starting_tiles, tile_code, tile_counts
 
@@ -177,6 +178,15 @@ class Game:
         start = rng.randrange(self.players) if start_player is None else start_player
         return Setup(tuple(supplies), tuple(aside), tuple(ids), start, display, tower_tokens)
 
+    def setup_from_facts(self, deck: tuple[str, ...], display: tuple[str, ...],
+                         tower_tokens: tuple[str, ...]) -> Setup:
+        """The setup of a state built from a position's facts (:meth:`State.from_facts`):
+        full supplies, so that the first turn never ends the game, and nothing set aside."""
+        full, _ = starting_tiles(self.players)
+        n = self.players
+        return Setup(supplies=tuple(full for _ in range(n)), set_aside=tuple(() for _ in range(n)),
+                     mission_deck=deck, start_player=0, display=display, tower_tokens=tower_tokens)
+
     def check_setup(self, setup: Setup, *, strict: bool = True) -> None:
         """Refuse a setup that is not well formed (SetupError naming the fault).
 
@@ -234,6 +244,3 @@ class Game:
         self.check_setup(setup, strict=strict)
         return State(self, setup, seed=chance_seed(seed))
 
-
-
-from rebirth.engine.state import State  # noqa: E402  (State needs Game at runtime only)

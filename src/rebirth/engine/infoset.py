@@ -102,7 +102,7 @@ def view(state: State, seat: int | None, *, detail: bool = True) -> View:
     cards = g.cards
     spaces = tuple(
         (o, None if o in (-1, NEUTRAL) else tile_code(t))
-        for o, t in zip(s.occ, s.tile, strict=True)
+        for o, t in zip(s.occupancy.owner, s.occupancy.tile, strict=True)
     )
     vis = Visibility.of(g)
     mine = seat is not None and 0 <= seat < n
@@ -114,11 +114,11 @@ def view(state: State, seat: int | None, *, detail: bool = True) -> View:
     legal_ids: tuple[int, ...] = ()
     if mine:
         assert seat is not None
-        h = s.hand[seat]
+        h = s.tiles.hand[seat]
         hand = tile_code(h) if h >= 0 else None
         if vis.own_set_aside:
-            set_aside = tuple(tile_code(t) for t in s.aside[seat])
-        own = s.secret[seat] if ireland else s.missions[seat]
+            set_aside = tuple(tile_code(t) for t in s.tiles.set_aside[seat])
+        own = s.cards.tower_cards[seat] if ireland else s.cards.cathedral_cards[seat]
         missions = tuple(cards[c].id for c in own)
         if detail:
             progress = tuple((*s.mission_progress(c, seat), s.secret_fulfilled(c, seat))
@@ -139,26 +139,27 @@ def view(state: State, seat: int | None, *, detail: bool = True) -> View:
         spaces=spaces,
         scores=tuple(s.score),
         breakdown=tuple(s.breakdown(q) for q in range(n)),
-        castle_holders=tuple(s.holder),
-        cathedral_pieces=tuple(tuple(q for q in range(n) if m >> q & 1) for m in s.cath),
-        supply_counts=tuple(len(s.supply[q]) - s.sptr[q] for q in range(n)),
-        hand_counts=tuple(1 if s.hand[q] >= 0 else 0 for q in range(n)),
-        set_aside_counts=tuple(len(a) for a in s.aside),
-        known_set_aside=tuple(tuple(tile_code(t) for t in k) for k in s.known_aside),
-        mission_counts=tuple(len(s.secret[q] if ireland else s.missions[q]) for q in range(n)),
-        deck_count=len(s.deck) - s.deck_pos,
-        placed=tuple(s.placed),
-        discarded=tuple(tuple(tile_code(t) for t in d) for d in s.discarded),
+        castle_holders=tuple(s.castles.holder),
+        cathedral_pieces=tuple(tuple(q for q in range(n) if m >> q & 1) for m in s.visited.cathedral_pieces),
+        supply_counts=tuple(len(s.tiles.supply[q]) - s.tiles.drawn[q] for q in range(n)),
+        hand_counts=tuple(1 if s.tiles.hand[q] >= 0 else 0 for q in range(n)),
+        set_aside_counts=tuple(len(a) for a in s.tiles.set_aside),
+        known_set_aside=tuple(tuple(tile_code(t) for t in k) for k in s.tiles.known_set_aside),
+        mission_counts=tuple(len(s.cards.tower_cards[q] if ireland else s.cards.cathedral_cards[q])
+                             for q in range(n)),
+        deck_count=len(s.cards.deck) - s.cards.next_card,
+        placed=tuple(s.occupancy.placed),
+        discarded=tuple(tuple(tile_code(t) for t in d) for d in s.tiles.discarded),
         history=tuple(s.history_json()) if detail else (),
         extra_tile=tile_code(s.extra_tile) if s.extra_tile >= 0 else None,
         pending_extra=s.pending_extra,
         pending_double=s.pending_double,
         tower_tokens=tuple(g.tokens[t].id for t in s.tokens_on_towers),
-        tower_visits=tuple(tuple(q for q in range(n) if m >> q & 1) for m in s.tmask),
-        display=tuple(cards[m].id for m in s.display),
-        fulfilled={cards[m].id: tuple(q for q in range(n) if s.fulfilled[m] >> q & 1)
-                   for m in s.display},
-        marks=tuple(tuple(cards[m].id for m in s.marks[q]) for q in range(n)),
+        tower_visits=tuple(tuple(q for q in range(n) if m >> q & 1) for m in s.visited.tower_visits),
+        display=tuple(cards[m].id for m in s.cards.display),
+        fulfilled={cards[m].id: tuple(q for q in range(n) if s.cards.fulfilled[m] >> q & 1)
+                   for m in s.cards.display},
+        marks=tuple(tuple(cards[m].id for m in s.cards.marks[q]) for q in range(n)),
         winners=tuple(s.winners_),
         tiebreak=_tiebreak(s),
         hand=hand,
@@ -167,7 +168,7 @@ def view(state: State, seat: int | None, *, detail: bool = True) -> View:
         mission_progress=progress,
         legal_actions=legal,
         legal_action_ids=legal_ids,
-        public_set_aside=tuple(tuple(tile_code(t) for t in a) for a in s.aside)
+        public_set_aside=tuple(tuple(tile_code(t) for t in a) for a in s.tiles.set_aside)
         if vis.set_aside_public else (),
     )
 
@@ -181,31 +182,31 @@ def resample(state: State, seat: int, rng: random.Random) -> State:
     twin = state.clone()
     n = twin.n
     vis = Visibility.of(twin.game)
-    supply = [list(s[twin.sptr[q]:]) for q, s in enumerate(twin.supply)]
-    twin.sptr = [0] * n
+    supply = [list(s[twin.tiles.drawn[q]:]) for q, s in enumerate(twin.tiles.supply)]
+    twin.tiles.drawn = [0] * n
     for q in range(n):
         hidden_aside = not vis.sees_set_aside(seat, q)
         # Set-aside tiles revealed by I-7 and left face up are public: they stay.
-        known = list(twin.known_aside[q]) if hidden_aside else []
-        rest_aside = list(twin.aside[q])
+        known = list(twin.tiles.known_set_aside[q]) if hidden_aside else []
+        rest_aside = list(twin.tiles.set_aside[q])
         for t in known:
             rest_aside.remove(t)
-        has_hand = q != seat and twin.hand[q] >= 0
-        pool = ([twin.hand[q]] if has_hand else []) + supply[q]
+        has_hand = q != seat and twin.tiles.hand[q] >= 0
+        pool = ([twin.tiles.hand[q]] if has_hand else []) + supply[q]
         k = len(rest_aside) if hidden_aside else 0
         if k:
             pool += rest_aside
         rng.shuffle(pool)
         if hidden_aside:
-            twin.aside[q] = known + pool[:k]
+            twin.tiles.set_aside[q] = known + pool[:k]
             pool = pool[k:]
         if has_hand:
-            twin.hand[q] = pool.pop()
+            twin.tiles.hand[q] = pool.pop()
         supply[q] = pool
-    twin.supply = supply
+    twin.tiles.supply = supply
     # Mission cards: the others' secret cards and the rest of the deck are one pool.
-    held = twin.secret if vis.ireland else twin.missions
-    pool = twin.deck[twin.deck_pos:]
+    held = twin.cards.tower_cards if vis.ireland else twin.cards.cathedral_cards
+    pool = twin.cards.deck[twin.cards.next_card:]
     for q in range(n):
         if q != seat:
             pool += held[q]
@@ -215,8 +216,8 @@ def resample(state: State, seat: int, rng: random.Random) -> State:
             k = len(held[q])
             held[q] = pool[:k]
             pool = pool[k:]
-    twin.deck = pool
-    twin.deck_pos = 0
+    twin.cards.deck = pool
+    twin.cards.next_card = 0
     twin.rng = random.Random(rng.getrandbits(64))
     return twin
 

@@ -28,15 +28,10 @@ from rebirth.engine.board import SETTLEMENT, SPACE_KINDS, Board, Structure
 from rebirth.engine.events import Event
 from rebirth.engine.messages import UserError, msg
 from rebirth.engine.state import (
-    _LIST_OF_KIND,
-    CATEGORIES,
     IRELAND_CATEGORIES,
-    NCAT,
-    PHASE_PLACE,
     SCOTLAND_CATEGORIES,
     State,
     rank_order,
-    uf_find,
 )
 from rebirth.engine.tiles import NEUTRAL, TILE_CODES, starting_tiles, tile_code
 
@@ -117,33 +112,34 @@ class Position:
         cards = state.game.cards
         tiles = []
         for s in b.spaces:
-            o = state.occ[s.index]
+            o = state.occupancy.owner[s.index]
             if o == NEUTRAL:
                 tiles.append(PlacedTile(s.label, None, None))
             elif o >= 0:
-                tiles.append(PlacedTile(s.label, o, tile_code(state.tile[s.index])))
-        own = state.secret if b.is_ireland else state.missions
+                tiles.append(PlacedTile(s.label, o, tile_code(state.occupancy.tile[s.index])))
+        own = state.cards.tower_cards if b.is_ireland else state.cards.cathedral_cards
         return Position(
             board=b.id,
             players=n,
             variants=tuple(state.game.variants),
             tiles=tuple(tiles),
-            castles=tuple((c.id, state.holder[c.index]) for c in b.castles if state.holder[c.index] >= 0),
-            district_last=tuple((d.id, state.dlast[d.index]) for d in b.districts
-                                if state.dlast[d.index] >= 0),
-            cathedrals=tuple((c.id, _seats(state.cath[c.index], n)) for c in b.cathedrals
-                             if state.cath[c.index]),
+            castles=tuple((c.id, state.castles.holder[c.index]) for c in b.castles
+                          if state.castles.holder[c.index] >= 0),
+            district_last=tuple((d.id, state.districts.last_placer[d.index]) for d in b.districts
+                                if state.districts.last_placer[d.index] >= 0),
+            cathedrals=tuple((c.id, _seats(state.visited.cathedral_pieces[c.index], n)) for c in b.cathedrals
+                             if state.visited.cathedral_pieces[c.index]),
             tower_tokens=tuple((t.id, state.game.tokens[state.tokens_on_towers[t.index]].id)
                                for t in b.towers) if state.tokens_on_towers else (),
-            tower_visits=tuple((t.id, _seats(state.tmask[t.index], n)) for t in b.towers
-                               if state.tmask[t.index]),
-            display=tuple(cards[m].id for m in state.display),
-            fulfilled=tuple((cards[m].id, _seats(state.fulfilled[m], n)) for m in state.display
-                            if state.fulfilled[m]),
-            marks=tuple(tuple(cards[m].id for m in state.marks[q]) for q in range(n)),
+            tower_visits=tuple((t.id, _seats(state.visited.tower_visits[t.index], n)) for t in b.towers
+                               if state.visited.tower_visits[t.index]),
+            display=tuple(cards[m].id for m in state.cards.display),
+            fulfilled=tuple((cards[m].id, _seats(state.cards.fulfilled[m], n)) for m in state.cards.display
+                            if state.cards.fulfilled[m]),
+            marks=tuple(tuple(cards[m].id for m in state.cards.marks[q]) for q in range(n)),
             scores=tuple(state.score),
             breakdown=tuple(tuple(state.breakdown(q).items()) for q in range(n)),
-            deck_count=len(state.deck) - state.deck_pos,
+            deck_count=state.deck_count,
             secrets=tuple(tuple(cards[c].id for c in own[q]) for q in range(n)) if secrets else None,
         )
 
@@ -206,6 +202,13 @@ class Position:
         """Refuse a position the rules make impossible in ``game`` (PositionError naming the hex)."""
         _checked_state(game, self)
 
+    def checked_state(self, game: Game, *, into: State | None = None) -> State:
+        """Validate (as :meth:`validate`) and return the state at this position between turns
+        (:meth:`State.from_facts`): pass it as ``state=`` to the scoring functions below, so
+        that one request validates once and builds one state. ``into``: a state of this game
+        to load the facts into instead of building another."""
+        return _checked_state(game, self, into)
+
     def to_state(self, game: Game, *, to_move: int = 0) -> State:
         """A live state at this position with ``to_move`` to act next.
 
@@ -218,10 +221,7 @@ class Position:
         st = _checked_state(game, self)
         if not 0 <= to_move < st.n:
             raise PositionError("error.move_not_seat_0", to_move=to_move, n=st.n - 1)
-        st.cur = to_move
-        for q in range(st.n):
-            st._draw(q)
-        st._start_turn()
+        st.start_play(to_move)
         return st
 
 
@@ -571,33 +571,34 @@ def _check_derived(st: State, pos: Position) -> None:
     """What needs the rebuilt tables: castles, districts, pieces, visits, public missions."""
     b = st.board
     n = st.n
-    occ = st.occ
+    occ = st.occupancy.owner
+    near_c, farms = st.castles.adjacent, st.castles.adjacent_farms
     for c in b.castles:
         k = c.index * n
-        hol = st.holder[c.index]
+        hol = st.castles.holder[c.index]
         where = _struct_name(c)
-        near = [q for q in range(n) if st.cadj[k + q]]
+        near = [q for q in range(n) if near_c[k + q]]
         if hol < 0:
             if near:
                 raise PositionError(
                     "error.seat_has_tile_next_so", near=near[0], where=where)
             continue
-        if not st.cadj[k + hol]:
+        if not near_c[k + hol]:
             raise PositionError("error.seat_holds_without_tile_next", hol=hol, where=where)
         for q in near:
-            if st.cadj[k + q] > st.cadj[k + hol]:
+            if near_c[k + q] > near_c[k + hol]:
                 raise PositionError(
                     "error.seat_has_more_tiles_next", q=q, hol=hol, where=where)
-            if st.cadj[k + q] == st.cadj[k + hol] and st.cfarm[k + q] > st.cfarm[k + hol]:
+            if near_c[k + q] == near_c[k + hol] and farms[k + q] > farms[k + hol]:
                 raise PositionError(
                     "error.seat_ties_holder_seat_with", q=q, hol=hol, where=where)
     given = dict(pos.district_last)
     for d in b.districts:
         labels = ", ".join(b.spaces[h].label for h in d.spaces)
-        present = [q for q in range(n) if st.infl[d.index * n + q]]
+        present = [q for q in range(n) if st.districts.influence[d.index * n + q]]
         if d.id in given and given[d.id] not in present:
             raise PositionError("error.district_hexes_seat_has_no", id=d.id, labels=labels, given=given[d.id])
-        vals = [st.infl[d.index * n + q] for q in present]
+        vals = [st.districts.influence[d.index * n + q] for q in present]
         if d.id not in given and len(set(vals)) < len(vals):
             raise PositionError("error.district_hexes_tie_influence_depends", id=d.id, labels=labels)
     for structs, given_map, rule in ((b.cathedrals, dict(pos.cathedrals), "K-1"),
@@ -612,197 +613,34 @@ def _check_derived(st: State, pos: Position) -> None:
                 raise PositionError(
                     "error.seat_has_piece_visit_without", q=q, rule=rule, where=where)
     cards = st.game.cards
-    for m in st.display:
+    for m in st.cards.display:
         for q in range(n):
-            has = bool(st.fulfilled[m] >> q & 1)
-            meets = st._meets(m, q)
+            has = bool(st.cards.fulfilled[m] >> q & 1)
+            meets = st.meets_mission(m, q)
             if meets and not has:
                 raise PositionError("error.public_mission_seat_meets_so", id=cards[m].id, q=q)
             # Only castles can be lost again: every other measure only grows.
-            if has and not meets and st.ccond[m][0] != 1:
+            if has and not meets and not st.is_castle_mission(m):
                 raise PositionError("error.public_mission_seat_listed_as", id=cards[m].id, q=q)
 
 
 # ------------------------------------------------------- state from position
 
 
-def rebuild_tables(state: State) -> None:
-    """Recompute every table the engine derives from ``occ``, ``tile``, ``holder`` and ``dlast``.
-
-    Farm groups (union-find), free-space lists, district fill and influence, region
-    counts, offshore farms, castle adjacency and farm counts, castles held, cathedral
-    pieces, tower visits, largest farm group, first ranks (Ireland) and tiles placed.
-    """
-    st = state
-    b = st.board
-    n = st.n
-    occ, tile = st.occ, st.tile
-    ns = len(b.spaces)
-    st.free = [[], [], [], []]
-    st.pos = [0] * ns
-    parent = st.uf_parent = list(range(ns))
-    size = st.uf_size = [1] * ns
-
-    def find(x: int) -> int:
-        return uf_find(parent, x)
-
-    st.dfill = [0] * len(b.districts)
-    st.infl = [0] * (len(b.districts) * n)
-    st.rcount = [0] * (len(b.regions) * n)
-    st.nfarm_off = [0] * n
-    st.placed = [0] * n
-    st.cadj = [0] * (len(b.castles) * n)
-    st.cfarm = [0] * (len(b.castles) * n)
-    st.cath = [0] * len(b.cathedrals)
-    st.tmask = [0] * len(b.towers)
-    for s in b.spaces:
-        h = s.index
-        p = occ[h]
-        if p == -1:
-            lst = st.free[_LIST_OF_KIND[s.kind]]
-            st.pos[h] = len(lst)
-            lst.append(h)
-            continue
-        if p == NEUTRAL:
-            continue
-        t = tile[h]
-        st.placed[p] += 1
-        st.rcount[s.region * n + p] += 1
-        farm = t < 2
-        if farm:
-            if s.offshore:
-                st.nfarm_off[p] += 1
-            for nb in b.nbrs[h]:
-                if occ[nb] == p and tile[nb] == t:
-                    a, c = find(h), find(nb)
-                    if a != c:
-                        if size[a] < size[c]:
-                            a, c = c, a
-                        parent[c] = a
-                        size[a] += size[c]
-        else:
-            st.infl[s.district * n + p] += t - 1
-            st.dfill[s.district] += 1
-        for c in b.adj_castles[h]:
-            st.cadj[c * n + p] += 1
-            if farm:
-                st.cfarm[c * n + p] += 1
-        # K-1, I-6: a piece / visit comes with the first tile next to the structure.
-        for k in b.adj_cathedrals[h]:
-            st.cath[k] |= 1 << p
-        for k in b.adj_towers[h]:
-            st.tmask[k] |= 1 << p
-    st.maxgroup = [0] * n
-    for s in b.spaces:
-        p = occ[s.index]
-        if 0 <= p < n and tile[s.index] < 2:
-            st.maxgroup[p] = max(st.maxgroup[p], size[find(s.index)])
-    st.held = [sum(1 for x in st.holder if x == q) for q in range(n)]
-    st.towers_seen = [sum(1 for m in st.tmask if m >> q & 1) for q in range(n)]
-    st.dfirst = [0] * n
-    if st.display:
-        # First ranks count for Ireland's public missions (I-11); a full district was ranked
-        # when its completer, its last placer, filled it (T-3, T-4, T-5).
-        for d, dist in enumerate(b.districts):
-            if dist.size > 1 and st.dfill[d] == dist.size:
-                present = [q for q in range(n) if st.infl[d * n + q] > 0]
-                rank_order(present, st.infl, d * n, st.dlast[d], n,
-                           dist.size == 2 and "medium_completer_wins" in st.game.variants)
-                if present:
-                    st.dfirst[present[0]] += 1
-
-
-def load_position(state: State, pos: Position) -> None:
-    """Write the facts of ``pos`` into ``state`` and rebuild every derived table.
-
-    Hidden facts (supplies, hands, set-aside tiles, deck order) are left as they are;
-    secret mission cards are written only when the position has them.
-    """
-    st = state
-    b = st.board
-    g = st.game
-    n = st.n
-    card_ix = {c.id: c.index for c in g.cards}
-    tok_ix = {t.id: t.index for t in g.tokens}
-    st.occ = [-1] * len(b.spaces)
-    st.tile = [-1] * len(b.spaces)
-    for t in pos.tiles:
-        h = b.by_label[t.hex.strip().upper()]
-        if t.seat is None:
-            st.occ[h] = NEUTRAL
-        else:
-            st.occ[h] = t.seat
-            st.tile[h] = TILE_CODES.index(str(t.tile))
-    st.holder = [-1] * len(b.castles)
-    castle_ix = {c.id: c.index for c in b.castles}
-    for cid, q in pos.castles:
-        st.holder[castle_ix[cid]] = q
-    last = {d: q for d, q in pos.district_last}
-    st.dlast = [-1] * len(b.districts)
-    for d in b.districts:
-        if d.id in last:
-            st.dlast[d.index] = last[d.id]
-        else:
-            # No tie depends on it (validate checks): any seat present will do.
-            for h in d.spaces:
-                if 0 <= st.occ[h] < n and st.tile[h] >= 2:
-                    st.dlast[d.index] = st.occ[h]
-                    break
-    st.display = [card_ix[c] for c in pos.display]
-    if pos.tower_tokens:
-        tok_at = dict(pos.tower_tokens)
-        st.tokens_on_towers = [tok_ix[tok_at[t.id]] for t in b.towers]
-    st.fulfilled = [0] * len(g.cards)
-    st.first_paid = [False] * len(g.cards)
-    for m, who in pos.fulfilled:
-        st.fulfilled[card_ix[m]] = sum(1 << q for q in who)
-        # The first to fulfil took the higher value; later ones get the lower (I-10).
-        st.first_paid[card_ix[m]] = bool(who)
-    st.marks = [[card_ix[c] for c in ms] for ms in pos.marks]
-    st.score = list(pos.scores)
-    st.cat = [0] * (NCAT * n)
-    for q, bd in enumerate(pos.breakdown):
-        for name, v in bd:
-            st.cat[CATEGORIES.index(name) * n + q] = v
-    if pos.secrets is not None:
-        own = [[card_ix[c] for c in s] for s in pos.secrets]
-        if b.is_ireland:
-            st.secret = own
-        else:
-            st.missions = own
-    rebuild_tables(st)
-
-
 def _bare_state(game: Game, pos: Position) -> State:
-    """A state at ``pos`` between turns: no tile in hand, unplaced tiles as supplies."""
-    from rebirth.engine.game import Setup
-
-    n = game.players
-    full, _ = starting_tiles(n)
-    known = set(pos.display) | {c for s in pos.secrets or () for c in s}
-    unseen = [c.id for c in game.cards if c.id not in known]
-    deck = unseen if pos.deck_count is None else unseen[: pos.deck_count]
-    tok = dict(pos.tower_tokens)
-    # Full supplies, so that the constructor's first turn never ends the game.
-    setup = Setup(supplies=tuple(full for _ in range(n)), set_aside=tuple(() for _ in range(n)),
-                  mission_deck=tuple(deck), start_player=0, display=tuple(pos.display),
-                  tower_tokens=tuple(tok[t.id] for t in game.board.towers) if tok else ())
-    st = State(game, setup, seed=0)
-    load_position(st, pos)
-    for q in range(n):
-        rest = Counter(full)
-        rest.subtract(Counter(st.tile[h] for h in range(len(st.occ)) if st.occ[h] == q))
-        st.supply[q] = sorted(rest.elements())
-        st.sptr[q] = 0
-        st.hand[q] = -1
-    st.cur = 0
-    st.phase = PHASE_PLACE
-    return st
+    """A state at ``pos`` between turns (see :meth:`State.from_facts`), not validated."""
+    return State.from_facts(game, pos)
 
 
-def _checked_state(game: Game, pos: Position) -> State:
+def _checked_state(game: Game, pos: Position, into: State | None = None) -> State:
+    """Validate ``pos`` and build its state; ``into``: load the facts into that state instead
+    of building another (the calculator's one state per request)."""
     _check(game, pos)
-    st = _bare_state(game, pos)
+    if into is None:
+        st = _bare_state(game, pos)
+    else:
+        st = into
+        st.load_facts(pos)
     _check_derived(st, pos)
     return st
 
@@ -846,7 +684,7 @@ def preview(game: Game, position: Position, seat: int, tile: str, hex_label: str
     if code not in TILE_CODES:
         raise PositionError("error.unknown_tile_expected_one", tile=repr(tile), value=', '.join(TILE_CODES))
     t = TILE_CODES.index(code)
-    if t not in st.supply[seat]:
+    if t not in st.tiles.supply[seat]:
         raise PositionError("error.seat_has_no_tile_left", seat=seat, tile=msg(f"tile.name.{TILE_CODES[t]}"))
     b = st.board
     label = str(hex_label).strip().upper()
@@ -857,34 +695,18 @@ def preview(game: Game, position: Position, seat: int, tile: str, hex_label: str
             where = _struct_name(structs[label], at=False)
             raise IllegalActionError("error.hex_not_tile_space", label=label, where=where)
         raise IllegalActionError("error.hex_does_not_exist_board", label=label)
-    st.cur = seat
-    st.hand[seat] = t
-    if h not in st.legal_action_ids():
-        raise IllegalActionError.of(st._why_illegal(h))
-    before = st.score[:]
-    cat_before = st.cat[:]
-    st.hand[seat] = -1
-    st._events = []
-    # The placement and its scoring (P-5), exactly as apply runs it; the turn's end
-    # (extra tiles, x2 markers, drawing) is not part of the placement's score.
-    st._place(seat, h, t)
-    events = tuple(e.for_seat(None) for e in st._events)
-    st._events = None
-    cats = st.categories
+    sc = st.score_placement(h, tile=t, seat=seat)
     return Preview(
         seat=seat,
         tile=code,
         hex=label,
-        points=tuple(st.score[q] - before[q] for q in range(n)),
-        categories=tuple({c: st.cat[CATEGORIES.index(c) * n + q] - cat_before[CATEGORIES.index(c) * n + q]
-                          for c in cats
-                          if st.cat[CATEGORIES.index(c) * n + q] != cat_before[CATEGORIES.index(c) * n + q]}
-                         for q in range(n)),
-        extra_tiles=st.pending_extra,
-        x2_markers=st.pending_double,
-        events=events,
+        points=sc.points,
+        categories=sc.categories,
+        extra_tiles=sc.extra_tiles,
+        x2_markers=sc.x2_markers,
+        events=tuple(e.for_seat(None) for e in sc.events),
         # The card a cathedral or tower would draw is unknown: the secrets stay as they were.
-        after=replace(Position.from_state(st), secrets=position.secrets),
+        after=replace(Position.from_state(sc.after), secrets=position.secrets),
     )
 
 
@@ -900,17 +722,19 @@ class CastleStanding:
     events: tuple[Event, ...]
 
 
-def castle_control(game: Game, position: Position) -> tuple[CastleStanding, ...]:
-    """Every castle's holder and adjacency counts, with the C-5 points it would pay at the end."""
-    st = _checked_state(game, position)
+def castle_control(game: Game, position: Position, *,
+                   state: State | None = None) -> tuple[CastleStanding, ...]:
+    """Every castle's holder and adjacency counts, with the C-5 points it would pay at the end.
+    ``state``: the position's :meth:`Position.checked_state`, if the caller has it."""
+    st = _checked_state(game, position) if state is None else state.clone()
     n = st.n
-    final = _finish(st)
+    final = st.end_now()
     out = []
     for c in st.board.castles:
         k = c.index * n
         out.append(CastleStanding(
-            castle=c.id, hex=c.label, holder=st.holder[c.index],
-            adjacent=tuple(st.cadj[k:k + n]), farms=tuple(st.cfarm[k:k + n]),
+            castle=c.id, hex=c.label, holder=st.castles.holder[c.index],
+            adjacent=tuple(st.castles.adjacent[k:k + n]), farms=tuple(st.castles.adjacent_farms[k:k + n]),
             events=tuple(e for e in final if e.kind == "castle_final" and e.data.get("castle") == c.id)))
     return tuple(out)
 
@@ -933,32 +757,32 @@ class DistrictStanding:
     events: tuple[Event, ...]
 
 
-def settlement_standings(game: Game, position: Position) -> tuple[DistrictStanding, ...]:
+def settlement_standings(game: Game, position: Position, *,
+                         state: State | None = None) -> tuple[DistrictStanding, ...]:
     """Every district of 2+ spaces with settlements: influence, ranks, and points (paid at
-    completion, or what T-7 would pay if the game ended now)."""
-    base = _checked_state(game, position)
+    completion, or what T-7 would pay if the game ended now). ``state``: the position's
+    :meth:`Position.checked_state`, if the caller has it (it is not changed)."""
+    base = _checked_state(game, position) if state is None else state
     b = base.board
     n = base.n
     out = []
     for d in b.districts:
         # A 1-space district has no ranks: it paid its influence when the tile was placed (T-2).
-        if d.size == 1 or not base.dfill[d.index]:
+        if d.size == 1 or not base.districts.filled[d.index]:
             continue
-        infl = tuple(base.infl[d.index * n:(d.index + 1) * n])
+        infl = tuple(base.districts.influence[d.index * n:(d.index + 1) * n])
         present = [q for q in range(n) if infl[q] > 0]
-        complete = base.dfill[d.index] == d.size
-        rank_order(present, base.infl, d.index * n, base.dlast[d.index], n,
+        complete = base.districts.filled[d.index] == d.size
+        rank_order(present, base.districts.influence, d.index * n, base.districts.last_placer[d.index], n,
                    d.size == 2 and "medium_completer_wins" in game.variants)
-        st = base.clone()
-        st._events = []
-        st._score_district(d.index, base.dlast[d.index], final=not complete)
+        points, events = base.district_payout(d.index)
         vals = [infl[q] for q in present]
         out.append(DistrictStanding(
             district=d.id, hexes=tuple(b.spaces[h].label for h in d.spaces), complete=complete,
-            influence=infl, order=tuple(present), last_placer=base.dlast[d.index],
+            influence=infl, order=tuple(present), last_placer=base.districts.last_placer[d.index],
             tied=len(set(vals)) < len(vals),
-            points=tuple(st.score[q] - base.score[q] for q in range(n)),
-            events=tuple(st._events)))
+            points=points,
+            events=tuple(events)))
     return tuple(out)
 
 
@@ -974,19 +798,12 @@ class EndScoring:
     """False when the position has no secret cards: missions are then not scored."""
 
 
-def _finish(st: State) -> list[Event]:
-    st._events = []
-    st._finish()
-    ev = st._events
-    st._events = None
-    return ev
-
-
-def end_scoring(game: Game, position: Position) -> EndScoring:
+def end_scoring(game: Game, position: Position, *, state: State | None = None) -> EndScoring:
     """Score the position as if the game ended now: T-7, C-5, secret missions (when the
-    position carries them), then the winners with the board's tiebreak (E-3, E-4)."""
-    st = _checked_state(game, position)
-    ev = _finish(st)
+    position carries them), then the winners with the board's tiebreak (E-3, E-4).
+    ``state``: the position's :meth:`Position.checked_state`, if the caller has it."""
+    st = _checked_state(game, position) if state is None else state.clone()
+    ev = st.end_now()
     return EndScoring(
         scores=tuple(st.score),
         breakdown=tuple(st.breakdown(q) for q in range(st.n)),

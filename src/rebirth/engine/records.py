@@ -124,7 +124,7 @@ def summary_json(state: State) -> dict[str, Any]:
     placements = []
     for seat, aid in state.history:
         if seat >= 0 and aid < len(b.spaces):
-            placements.append({"seat": seat, "tile": tile_code(state.tile[aid]),
+            placements.append({"seat": seat, "tile": tile_code(state.occupancy.tile[aid]),
                                "hex": b.spaces[aid].label})
     return {
         "board": b.id,
@@ -132,8 +132,8 @@ def summary_json(state: State) -> dict[str, Any]:
         "variants": sorted(state.game.variants),
         "terminal": state.is_terminal(),
         **result_json(state),
-        "placed": state.placed[:],
-        "neutral": sum(1 for o in state.occ if o == NEUTRAL),
+        "placed": state.occupancy.placed[:],
+        "neutral": sum(1 for o in state.occupancy.owner if o == NEUTRAL),
         "setup": state.setup.to_json(),
         "placements": placements,
     }
@@ -345,7 +345,7 @@ def table_entries(record: dict[str, Any]) -> list[list[dict[str, Any]]]:
                                                       strict=False)}
     final = replay(record, board=board, on_step=on_step)
     if final.is_terminal():
-        own = final.secret if board.is_ireland else final.missions
+        own = final.cards.tower_cards if board.is_ireland else final.cards.cathedral_cards
         groups.append([{"chance": f"card {final.game.cards[c].id}"}
                        for q in range(final.n) for c in own[q]])
     return groups

@@ -3,17 +3,37 @@
 One code path serves both the explaining mode (``apply``: checks legality and
 returns events) and the fast mode (``apply_id``: no checks, no events), so the
 two cannot drift apart; the events (worded in :mod:`rebirth.engine.explain`) are
-only built when a list is there to take them. All per-player tables are flat
-lists (index ``x * n + seat``) so that ``clone`` is a handful of list copies.
+only built when a list is there to take them (``with state.recording() as events``).
+
+The data model: besides the turn (``phase``, a :class:`~rebirth.engine.tables.Phase`;
+``cur``, the seat to act; ``turn``; ``pending_extra`` / ``pending_double`` / ``extra_tile``),
+the scores (``score``; ``cat``, by category) and the action ``history``, a state holds six
+named tables, documented once in :mod:`rebirth.engine.tables`: ``occupancy`` (spaces and
+farm groups), ``districts``, ``castles``, ``visited`` (cathedral pieces, tower visits),
+``cards`` (missions) and ``tiles`` (supplies and hands). ``clone`` copies each table with
+its own ``clone``. :meth:`State.derive_tables` is the one derivation of the tables from
+the board's facts (``from_facts`` / ``load_facts`` use it; ``_place`` keeps the same tables
+up to date move by move).
+
+The narrow API the other modules use instead of the tables' insides:
+:meth:`State.score_placement` ("what would this placement score"), :meth:`State.end_now`
+("if the game ended now"), :meth:`State.district_payout`, :meth:`State.meets_mission`,
+:meth:`State.is_castle_mission`, :meth:`State.start_play`, :meth:`State.from_facts`.
+Only the engine's core (this module, ``tables``, ``table`` (table mode, a subclass),
+``infoset`` and ``determinize``, which fill a state's hidden part) writes the tables;
+``tests/test_architecture.py`` checks every other module.
 """
 
 from __future__ import annotations
 
 import random
+import weakref
+from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rebirth.engine import explain
+from rebirth.engine import explain, infoset
 from rebirth.engine.actions import (
     Action,
     ActionSyntaxError,
@@ -27,10 +47,23 @@ from rebirth.engine.board import BLANK, ENERGY, FLEXIBLE, FOOD, SETTLEMENT
 from rebirth.engine.codec import unknown_action
 from rebirth.engine.events import Event
 from rebirth.engine.messages import msg
-from rebirth.engine.tiles import NEUTRAL, parse_tile, starting_tiles, tile_code
+from rebirth.engine.tables import (
+    Cards,
+    Castles,
+    Condition,
+    Districts,
+    FreeList,
+    Occupancy,
+    Phase,
+    Tiles,
+    Visits,
+)
+from rebirth.engine.tiles import NEUTRAL, TILE_CODES, parse_tile, starting_tiles, tile_code
+from rebirth.engine.views import View
 
 if TYPE_CHECKING:
     from rebirth.engine.game import Game, Setup
+    from rebirth.engine.position import Position
 
 CATEGORIES = ("farms", "settlements", "ports", "castles", "missions", "offshore", "towers",
               "public_missions")
@@ -41,11 +74,13 @@ C_FARMS, C_SETTLE, C_PORTS, C_CASTLES, C_MISSIONS, C_OFFSHORE, C_TOWERS, C_PUBLI
 NCAT = 8
 
 # Free-space lists: which list a space of each kind lives in.
-L_ENERGY, L_FOOD, L_EITHER, L_SETTLE = 0, 1, 2, 3
+L_ENERGY, L_FOOD, L_EITHER, L_SETTLE = FreeList.ENERGY, FreeList.FOOD, FreeList.EITHER, FreeList.SETTLEMENT
 _LIST_OF_KIND = {ENERGY: L_ENERGY, FOOD: L_FOOD, BLANK: L_EITHER, FLEXIBLE: L_EITHER,
                  SETTLEMENT: L_SETTLE}
 
-PHASE_PLACE, PHASE_EXTRA, PHASE_MARK, PHASE_END, PHASE_CHANCE = 0, 1, 2, 3, 4
+# Short names of the phases, as the hot path uses them (module globals, no attribute lookup).
+PHASE_PLACE, PHASE_EXTRA, PHASE_MARK, PHASE_END, PHASE_CHANCE = (
+    Phase.PLACE, Phase.EXTRA, Phase.MARK, Phase.END, Phase.CHANCE)
 
 CHANCE = -1
 """``current_player`` at a chance node (OpenSpiel's ``kChancePlayerId``): an outcome is pending."""
@@ -55,20 +90,42 @@ TERMINAL = -4
 RANKS = {2: (5, 3), 3: (8, 5), 4: (12, 8, 5)}
 CASTLE_POINTS = 5
 
-_COND_KINDS = ("farm_group", "castles_held", "towers_adjacent", "district_firsts",
-               "offshore_farms", "tiles_in_provinces")
+_CONDITION_OF_TYPE = {"farm_group": Condition.FARM_GROUP, "castles_held": Condition.CASTLES_HELD,
+                      "towers_adjacent": Condition.TOWERS_VISITED,
+                      "district_firsts": Condition.DISTRICT_FIRSTS,
+                      "offshore_farms": Condition.OFFSHORE_FARMS,
+                      "tiles_in_provinces": Condition.TILES_IN_PROVINCES}
 
 
-def _compile_condition(cond: dict[str, Any]) -> tuple[int, int, int]:
+# The kinds as module globals: an enum member read through its class costs an attribute
+# lookup on the enum type, and _meets runs after every Ireland placement.
+_NONE, _FARM_GROUP, _CASTLES_HELD, _TOWERS_VISITED = (
+    Condition.NONE, Condition.FARM_GROUP, Condition.CASTLES_HELD, Condition.TOWERS_VISITED)
+_DISTRICT_FIRSTS, _OFFSHORE_FARMS, _TILES_IN_PROVINCES = (
+    Condition.DISTRICT_FIRSTS, Condition.OFFSHORE_FARMS, Condition.TILES_IN_PROVINCES)
+_CONDITIONS: weakref.WeakKeyDictionary[Game, list[tuple[Condition, int, int]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _conditions(game: Game) -> list[tuple[Condition, int, int]]:
+    """Every card's condition of ``game``, compiled once per game (they never change, so
+    every state of the game shares the list)."""
+    out = _CONDITIONS.get(game)
+    if out is None:
+        out = _CONDITIONS[game] = [_compile_condition(c.condition) for c in game.cards]
+    return out
+
+
+def _compile_condition(cond: dict[str, Any]) -> tuple[Condition, int, int]:
     """An Ireland condition as (kind, a, b) for the per-placement check (I-10, I-11)."""
-    t = cond.get("type")
-    if t not in _COND_KINDS:
-        return (-1, 0, 0)  # Scotland cards are evaluated once, at the end.
-    if t == "farm_group":
-        return (0, cond["size"], 0)
-    if t == "tiles_in_provinces":
-        return (5, cond["tiles"], cond["provinces"])
-    return (_COND_KINDS.index(t), cond["count"], 0)
+    kind = _CONDITION_OF_TYPE.get(str(cond.get("type")))
+    if kind is None:
+        return (Condition.NONE, 0, 0)  # Scotland cards are evaluated once, at the end.
+    if kind == Condition.FARM_GROUP:
+        return (kind, cond["size"], 0)
+    if kind == Condition.TILES_IN_PROVINCES:
+        return (kind, cond["tiles"], cond["provinces"])
+    return (kind, cond["count"], 0)
 
 
 def uf_find(parent: list[int], x: int) -> int:
@@ -129,67 +186,78 @@ class LegalActions:
         return f"<LegalActions {' '.join(str(a) for a in self)}>"
 
 
+class Recording:
+    """``with state.recording() as events:`` collects the events of what runs inside the
+    block into ``events`` (the engine builds them only while a list is there to take them);
+    the state's previous collector, if any, is restored on the way out."""
+
+    __slots__ = ("_outer", "_state", "events")
+
+    def __init__(self, state: State) -> None:
+        self._state = state
+        self._outer: list[Event] | None = None
+        self.events: list[Event] = []
+
+    def __enter__(self) -> list[Event]:
+        self._outer = self._state._events
+        self._state._events = self.events
+        return self.events
+
+    def __exit__(self, *exc: object) -> None:
+        self._state._events = self._outer
+
+
+@dataclass(frozen=True)
+class PlacementScore:
+    """What one placement pays (P-5), worked out by the engine's own scoring on a copy."""
+
+    seat: int
+    space: int
+    tile: int
+    points: tuple[int, ...]
+    """Points paid to every seat (a completed district or a public mission can pay others)."""
+    categories: tuple[dict[str, int], ...]
+    """Per seat, the points by category that changed."""
+    extra_tiles: int
+    """Extra tiles the placement earns (I-7)."""
+    x2_markers: int
+    """x2 markers the placement earns (I-8)."""
+    events: tuple[Event, ...]
+    """The events as the engine made them (unredacted: redact with ``Event.for_seat``)."""
+    after: State
+    """The copy after the placement (and after the turn's end with ``to_turn_end``)."""
+
+
 class State:
     """A position of one game. Create with :meth:`Game.new_state` or :meth:`Game.from_setup`."""
 
     __slots__ = (
         "_events",
-        "aside",
         "board",
-        "cadj",
+        "cards",
+        "castles",
         "cat",
-        "cath",
-        "ccond",
-        "cfarm",
         "cur",
-        "deck",
-        "deck_pos",
-        "dfill",
-        "dfirst",
-        "discarded",
-        "display",
-        "dlast",
+        "districts",
         "done",
         "extra_tile",
         "final_events",
-        "first_paid",
-        "free",
-        "fulfilled",
         "game",
-        "hand",
-        "held",
         "history",
         "hjson",
-        "holder",
-        "infl",
         "initial_events",
-        "known_aside",
-        "marks",
-        "maxgroup",
-        "missions",
         "n",
-        "nfarm_off",
-        "occ",
+        "occupancy",
         "pending_double",
         "pending_extra",
         "phase",
-        "placed",
-        "pos",
-        "rcount",
-        "returned",
         "rng",
         "score",
-        "secret",
         "setup",
-        "sptr",
-        "supply",
-        "tile",
-        "tmask",
+        "tiles",
         "tokens_on_towers",
-        "towers_seen",
         "turn",
-        "uf_parent",
-        "uf_size",
+        "visited",
         "winners_",
     )
 
@@ -202,86 +270,229 @@ class State:
         self.setup = setup
         self.rng = random.Random(seed)
         ns = len(b.spaces)
-        self.occ = [-1] * ns
-        self.tile = [-1] * ns
-        self.uf_parent = list(range(ns))
-        self.uf_size = [1] * ns
-        self.free: list[list[int]] = [[], [], [], []]
-        self.pos = [0] * ns
+        self.occupancy = Occupancy.empty(ns, len(b.regions), n)
+        free = self.occupancy.free
+        free_at = self.occupancy.free_at
         for s in b.spaces:
-            lst = self.free[_LIST_OF_KIND[s.kind]]
-            self.pos[s.index] = len(lst)
+            lst = free[_LIST_OF_KIND[s.kind]]
+            free_at[s.index] = len(lst)
             lst.append(s.index)
-        nd = len(b.districts)
-        self.dfill = [0] * nd
-        self.dlast = [-1] * nd
-        self.infl = [0] * (nd * n)
-        nc = len(b.castles)
-        self.cadj = [0] * (nc * n)
-        self.cfarm = [0] * (nc * n)
-        self.holder = [-1] * nc
-        self.held = [0] * n
-        self.cath = [0] * len(b.cathedrals)
-        self.tmask = [0] * len(b.towers)
-        self.towers_seen = [0] * n
-        self.rcount = [0] * (len(b.regions) * n)
-        self.maxgroup = [0] * n
-        self.dfirst = [0] * n
-        self.nfarm_off = [0] * n
+        self.districts = Districts.empty(len(b.districts), n)
+        self.castles = Castles.empty(len(b.castles), n)
+        self.visited = Visits.empty(len(b.cathedrals), len(b.towers), n)
         self.score = [0] * n
         self.cat = [0] * (NCAT * n)
         card_ix = {c.id: c.index for c in game.cards}
-        # The deck is drawn from the front; deck_pos is the next card.
-        self.deck = [card_ix[c] for c in setup.mission_deck]
-        self.deck_pos = 0
-        self.missions: list[list[int]] = [[] for _ in range(n)]
-        self.secret: list[list[int]] = [[] for _ in range(n)]
-        self.display = [card_ix[c] for c in setup.display]
-        self.fulfilled = [0] * len(game.cards)
-        self.first_paid = [False] * len(game.cards)
-        self.marks: list[list[int]] = [[] for _ in range(n)]
+        # The deck is drawn from the front; next_card is the next card.
+        self.cards = Cards([card_ix[c] for c in setup.mission_deck], 0,
+                           [card_ix[c] for c in setup.display], [[] for _ in range(n)],
+                           [[] for _ in range(n)], [0] * len(game.cards),
+                           [False] * len(game.cards), [[] for _ in range(n)],
+                           _conditions(game))
         tok_ix = {t.id: t.index for t in game.tokens}
         # Tower i carries token tokens[i]; stored on the state so clone shares it.
         self.pending_extra = 0
         self.pending_double = 0
         self.extra_tile = -1
-        self.supply = [list(s) for s in setup.supplies]
-        self.sptr = [0] * n
-        self.hand = [-1] * n
-        self.aside = [list(a) for a in setup.set_aside]
-        self.known_aside: list[list[int]] = [[] for _ in range(n)]
         _, ret = starting_tiles(n)
-        self.returned = [list(ret) for _ in range(n)]
-        self.discarded: list[list[int]] = [[] for _ in range(n)]
-        self.placed = [0] * n
+        self.tiles = Tiles([list(s) for s in setup.supplies], [0] * n, [-1] * n,
+                           [list(a) for a in setup.set_aside], [[] for _ in range(n)],
+                           [list(ret) for _ in range(n)], [[] for _ in range(n)])
         self.history: list[tuple[int, int]] = []
         self.hjson: list[dict[str, Any]] = []
         self.winners_: list[int] = []
         self.final_events: list[Event] = []
         self._events: list[Event] | None = None
+        """Where events go while :meth:`recording`; None (the fast path) builds none."""
         self.done = False
         self.turn = 0
-        self.phase = PHASE_PLACE
+        self.phase: int = PHASE_PLACE  # a Phase; table mode adds phases of its own
         self.cur = setup.start_player
         self.tokens_on_towers = [tok_ix[t] for t in setup.tower_tokens]
-        self.ccond = [_compile_condition(c.condition) for c in game.cards]
         # S-6: neutral tiles on every blocker hex with 2 players.
         if n == 2:
             for h in b.blockers:
                 self._remove_free(h)
-                self.occ[h] = NEUTRAL
-                self.tile[h] = -1
+                self.occupancy.owner[h] = NEUTRAL
+                self.occupancy.tile[h] = -1
         for p in range(n):
             self._draw(p)
         # A P-7 discard can happen before the first turn on a custom map; keep its event.
-        self._events = []
-        if n == 4:
-            # The S-2 ruling is one tables miss: say it in the log.
-            for p in range(n):
-                self._events.append(explain.returned_4p(p, [tile_code(t) for t in ret]))
-        self._start_turn()
-        self.initial_events: list[Event] = self._events
-        self._events = None
+        with self.recording() as events:
+            if n == 4:
+                # The S-2 ruling is one tables miss: say it in the log.
+                for p in range(n):
+                    events.append(explain.returned_4p(p, [tile_code(t) for t in ret]))
+            self._start_turn()
+        self.initial_events: list[Event] = events
+
+    # ------------------------------------------------------- state from facts
+
+    @staticmethod
+    def from_facts(game: Game, pos: Position) -> State:
+        """A state at position ``pos`` between turns: no tile in hand, every seat's unplaced
+        tiles as its supply (S-1, S-2), the unseen cards as the deck. Not validated: see
+        :meth:`Position.validate`, which calls this."""
+        n = game.players
+        full, _ = starting_tiles(n)
+        known = set(pos.display) | {c for s in pos.secrets or () for c in s}
+        unseen = [c.id for c in game.cards if c.id not in known]
+        deck = unseen if pos.deck_count is None else unseen[: pos.deck_count]
+        tok = dict(pos.tower_tokens)
+        towers = tuple(tok[t.id] for t in game.board.towers) if tok else ()
+        st = State(game, game.setup_from_facts(tuple(deck), tuple(pos.display), towers), seed=0)
+        st.load_facts(pos)
+        occ, tile = st.occupancy.owner, st.occupancy.tile
+        for q in range(n):
+            rest = Counter(full)
+            rest.subtract(Counter(tile[h] for h in range(len(occ)) if occ[h] == q))
+            st.tiles.supply[q] = sorted(rest.elements())
+            st.tiles.drawn[q] = 0
+            st.tiles.hand[q] = -1
+        st.cur = 0
+        st.phase = PHASE_PLACE
+        return st
+
+    def load_facts(self, pos: Position) -> None:
+        """Write the public facts of ``pos`` into this state and derive every table from them
+        (:meth:`derive_tables`). Hidden facts (supplies, hands, set-aside tiles, deck order)
+        stay as they are; secret mission cards are written only when ``pos`` has them."""
+        b = self.board
+        g = self.game
+        n = self.n
+        card_ix = {c.id: c.index for c in g.cards}
+        tok_ix = {t.id: t.index for t in g.tokens}
+        occ = [-1] * len(b.spaces)
+        tile = [-1] * len(b.spaces)
+        for pt in pos.tiles:
+            h = b.by_label[pt.hex.strip().upper()]
+            if pt.seat is None:
+                occ[h] = NEUTRAL
+            else:
+                occ[h] = pt.seat
+                tile[h] = TILE_CODES.index(str(pt.tile))
+        holder = [-1] * len(b.castles)
+        castle_ix = {c.id: c.index for c in b.castles}
+        for cid, q in pos.castles:
+            holder[castle_ix[cid]] = q
+        last = dict(pos.district_last)
+        last_placer = [-1] * len(b.districts)
+        for d in b.districts:
+            if d.id in last:
+                last_placer[d.index] = last[d.id]
+            else:
+                # No tie depends on it (validate checks): any seat present will do.
+                for h in d.spaces:
+                    if 0 <= occ[h] < n and tile[h] >= 2:
+                        last_placer[d.index] = occ[h]
+                        break
+        self.cards.display = [card_ix[c] for c in pos.display]
+        if pos.tower_tokens:
+            tok_at = dict(pos.tower_tokens)
+            self.tokens_on_towers = [tok_ix[tok_at[t.id]] for t in b.towers]
+        self.cards.fulfilled = [0] * len(g.cards)
+        self.cards.first_paid = [False] * len(g.cards)
+        for m, who in pos.fulfilled:
+            self.cards.fulfilled[card_ix[m]] = sum(1 << q for q in who)
+            # The first to fulfil took the higher value; later ones get the lower (I-10).
+            self.cards.first_paid[card_ix[m]] = bool(who)
+        self.cards.marks = [[card_ix[c] for c in ms] for ms in pos.marks]
+        self.score = list(pos.scores)
+        self.cat = [0] * (NCAT * n)
+        for q, bd in enumerate(pos.breakdown):
+            for name, v in bd:
+                self.cat[CATEGORIES.index(name) * n + q] = v
+        if pos.secrets is not None:
+            own = [[card_ix[c] for c in s] for s in pos.secrets]
+            if b.is_ireland:
+                self.cards.tower_cards = own
+            else:
+                self.cards.cathedral_cards = own
+        self.derive_tables(occ, tile, holder, last_placer)
+
+    def derive_tables(self, owner: list[int], tile: list[int], holder: list[int],
+                      last_placer: list[int]) -> None:
+        """Set the board to ``owner``/``tile`` (per space), castle ``holder`` and district
+        ``last_placer``, and recompute every table the engine derives from them (see
+        :mod:`rebirth.engine.tables`): farm groups, free lists, region counts, offshore
+        farms, tiles placed, district fill and influence, first ranks (Ireland), castle
+        adjacency and castles held, cathedral pieces and tower visits. The one derivation
+        from facts; ``_place`` keeps the same tables up to date move by move."""
+        b = self.board
+        n = self.n
+        ns = len(b.spaces)
+        spaces = Occupancy.empty(ns, len(b.regions), n)
+        spaces.owner = owner
+        spaces.tile = tile
+        parent, size = spaces.group_parent, spaces.group_size
+        dt = Districts.empty(len(b.districts), n)
+        dt.last_placer = last_placer
+        ct = Castles.empty(len(b.castles), n)
+        ct.holder = holder
+        vt = Visits.empty(len(b.cathedrals), len(b.towers), n)
+        for s in b.spaces:
+            h = s.index
+            p = owner[h]
+            if p == -1:
+                lst = spaces.free[_LIST_OF_KIND[s.kind]]
+                spaces.free_at[h] = len(lst)
+                lst.append(h)
+                continue
+            if p == NEUTRAL:
+                continue
+            t = tile[h]
+            spaces.placed[p] += 1
+            spaces.region_tiles[s.region * n + p] += 1
+            farm = t < 2
+            if farm:
+                if s.offshore:
+                    spaces.offshore_farms[p] += 1
+                for nb in b.nbrs[h]:
+                    if owner[nb] == p and tile[nb] == t:
+                        a, c = uf_find(parent, h), uf_find(parent, nb)
+                        if a != c:
+                            if size[a] < size[c]:
+                                a, c = c, a
+                            parent[c] = a
+                            size[a] += size[c]
+            else:
+                dt.influence[s.district * n + p] += t - 1
+                dt.filled[s.district] += 1
+            for c in b.adj_castles[h]:
+                ct.adjacent[c * n + p] += 1
+                if farm:
+                    ct.adjacent_farms[c * n + p] += 1
+            # K-1, I-6: a piece / visit comes with the first tile next to the structure.
+            for k in b.adj_cathedrals[h]:
+                vt.cathedral_pieces[k] |= 1 << p
+            for k in b.adj_towers[h]:
+                vt.tower_visits[k] |= 1 << p
+        for s in b.spaces:
+            p = owner[s.index]
+            if 0 <= p < n and tile[s.index] < 2:
+                spaces.largest_group[p] = max(spaces.largest_group[p],
+                                              size[uf_find(parent, s.index)])
+        ct.held = [sum(1 for x in holder if x == q) for q in range(n)]
+        vt.towers_visited = [sum(1 for m in vt.tower_visits if m >> q & 1) for q in range(n)]
+        if self.cards.display:
+            # First ranks count for Ireland's public missions (I-11); a full district was
+            # ranked when its completer, its last placer, filled it (T-3, T-4, T-5).
+            for d, dist in enumerate(b.districts):
+                if dist.size > 1 and dt.filled[d] == dist.size:
+                    present = [q for q in range(n) if dt.influence[d * n + q] > 0]
+                    rank_order(present, dt.influence, d * n, last_placer[d], n,
+                               dist.size == 2 and "medium_completer_wins" in self.game.variants)
+                    if present:
+                        dt.first_ranks[present[0]] += 1
+        self.occupancy = spaces
+        self.districts = dt
+        self.castles = ct
+        self.visited = vt
+
+    def rederive_tables(self) -> None:
+        """:meth:`derive_tables` from this state's own board facts (a consistency check)."""
+        self.derive_tables(self.occupancy.owner[:], self.occupancy.tile[:],
+                           self.castles.holder[:], self.districts.last_placer[:])
 
     # ------------------------------------------------------------------ basics
 
@@ -296,47 +507,17 @@ class State:
         # Random(0) is cheap to build; a seedless Random() would read the OS entropy pool.
         c.rng = random.Random(0)
         c.rng.setstate(self.rng.getstate())
-        c.occ = self.occ[:]
-        c.tile = self.tile[:]
-        c.uf_parent = self.uf_parent[:]
-        c.uf_size = self.uf_size[:]
-        c.free = [lst[:] for lst in self.free]
-        c.pos = self.pos[:]
-        c.dfill = self.dfill[:]
-        c.dlast = self.dlast[:]
-        c.infl = self.infl[:]
-        c.cadj = self.cadj[:]
-        c.cfarm = self.cfarm[:]
-        c.holder = self.holder[:]
-        c.held = self.held[:]
-        c.cath = self.cath[:]
-        c.tmask = self.tmask[:]
-        c.towers_seen = self.towers_seen[:]
-        c.rcount = self.rcount[:]
-        c.maxgroup = self.maxgroup[:]
-        c.dfirst = self.dfirst[:]
-        c.nfarm_off = self.nfarm_off[:]
+        c.occupancy = self.occupancy.clone()
+        c.districts = self.districts.clone()
+        c.castles = self.castles.clone()
+        c.visited = self.visited.clone()
         c.score = self.score[:]
         c.cat = self.cat[:]
-        c.deck = self.deck
-        c.deck_pos = self.deck_pos
-        c.missions = [m[:] for m in self.missions]
-        c.secret = [m[:] for m in self.secret]
-        c.display = self.display
-        c.fulfilled = self.fulfilled[:]
-        c.first_paid = self.first_paid[:]
-        c.marks = [m[:] for m in self.marks]
+        c.cards = self.cards.clone()
         c.pending_extra = self.pending_extra
         c.pending_double = self.pending_double
         c.extra_tile = self.extra_tile
-        c.supply = self.supply
-        c.sptr = self.sptr[:]
-        c.hand = self.hand[:]
-        c.aside = [a[:] for a in self.aside]
-        c.known_aside = [k[:] for k in self.known_aside]
-        c.returned = self.returned
-        c.discarded = [d[:] for d in self.discarded]
-        c.placed = self.placed[:]
+        c.tiles = self.tiles.clone()
         c.history = self.history[:]
         c.hjson = []
         c.winners_ = self.winners_[:]
@@ -348,7 +529,6 @@ class State:
         c.phase = self.phase
         c.cur = self.cur
         c.tokens_on_towers = self.tokens_on_towers
-        c.ccond = self.ccond
         return c
 
     @property
@@ -364,10 +544,10 @@ class State:
 
     def face_down(self, p: int) -> list[int]:
         """Seat p's set-aside tiles still face down (I-7: a revealed tile is never drawn again)."""
-        known = self.known_aside[p]
+        known = self.tiles.known_set_aside[p]
         if not known:
-            return self.aside[p][:]
-        rest = self.aside[p][:]
+            return self.tiles.set_aside[p][:]
+        rest = self.tiles.set_aside[p][:]
         for t in known:
             rest.remove(t)
         return rest
@@ -391,23 +571,23 @@ class State:
     def tile_to_place(self) -> int:
         """The tile the current player must place now (-1 outside a placement)."""
         if self.phase == PHASE_PLACE:
-            return self.hand[self.cur]
+            return self.tiles.hand[self.cur]
         if self.phase == PHASE_EXTRA:
             return self.extra_tile
         return -1
 
     def group_root(self, h: int) -> int:
         """The root space of the farm group on space ``h`` (``h`` itself when alone)."""
-        return uf_find(self.uf_parent, h)
+        return uf_find(self.occupancy.group_parent, h)
 
     def best_farm_spaces(self, spaces: list[int], p: int, t: int) -> list[int]:
         """Among free ``spaces``, those where a farm ``t`` of seat ``p`` would form the
         largest group (what F-1 pays most for), in the order given: the playout policy's
         question, answered in one call."""
-        parent = self.uf_parent
-        size = self.uf_size
-        occ = self.occ
-        tile = self.tile
+        parent = self.occupancy.group_parent
+        size = self.occupancy.group_size
+        occ = self.occupancy.owner
+        tile = self.occupancy.tile
         nbrs = self.board.nbrs
         best_g = -1
         best: list[int] = []
@@ -432,7 +612,7 @@ class State:
     # ------------------------------------------------------------ legal actions
 
     def _spaces_for(self, t: int) -> list[int]:
-        free = self.free
+        free = self.occupancy.free
         if t >= 2:
             return free[L_SETTLE][:]
         own = L_ENERGY if t == 0 else L_FOOD
@@ -443,16 +623,16 @@ class State:
         return free[L_FOOD if t == 0 else L_ENERGY][:]
 
     def _has_space_for(self, t: int) -> bool:
-        free = self.free
+        free = self.occupancy.free
         if t >= 2:
             return bool(free[L_SETTLE])
         return bool(free[0] or free[1] or free[2])
 
     def _mark_options(self, p: int) -> list[int]:
-        f = self.fulfilled
+        f = self.cards.fulfilled
         bit = 1 << p
-        mine = self.marks[p]
-        return [m for m in self.display if not f[m] & bit and m not in mine]
+        mine = self.cards.marks[p]
+        return [m for m in self.cards.display if not f[m] & bit and m not in mine]
 
     def legal_action_ids(self) -> list[int]:
         """Legal action ids (see :mod:`rebirth.engine.codec`); the possible outcomes at a chance node."""
@@ -478,8 +658,8 @@ class State:
         if self.phase == PHASE_MARK:
             opts = self.legal_action_ids()
             return opts[int(rng.random() * len(opts))]
-        t = self.tile_to_place
-        free = self.free
+        t = self.tiles.hand[self.cur] if self.phase == PHASE_PLACE else self.extra_tile
+        free = self.occupancy.free
         if t >= 2:
             lst = free[L_SETTLE]
             return lst[int(rng.random() * len(lst))]
@@ -531,12 +711,9 @@ class State:
             raise unknown_action(action)
         if aid not in self.legal_action_ids():
             raise IllegalActionError.of(self._why_illegal(aid))
-        self._events = []
-        try:
+        with self.recording() as events:
             self.apply_id(aid)
-            return self._events
-        finally:
-            self._events = None
+        return events
 
     def apply_chance(self, outcome: int) -> list[Event]:
         """Apply a chance outcome (a tile kind revealed as extra tile, I-7) after checking it."""
@@ -546,12 +723,96 @@ class State:
             code = tile_code(outcome) if 0 <= outcome < 6 else str(outcome)
             raise IllegalActionError(
                 "error.not_among_face_down_set", code=code)
-        self._events = []
-        try:
+        with self.recording() as events:
             self.apply_id(outcome)
-            return self._events
-        finally:
-            self._events = None
+        return events
+
+    def recording(self) -> Recording:
+        """``with state.recording() as events:``: the events of what runs inside the block."""
+        return Recording(self)
+
+    def score_placement(self, space: int, *, tile: int | None = None, seat: int | None = None,
+                        to_turn_end: bool = False) -> PlacementScore:
+        """What placing on ``space`` would pay, worked out on a copy (this state is unchanged).
+
+        By default the tile to place now by the player to act; ``seat`` and ``tile`` set a
+        placement between turns instead (the calculator's question). Only the placement and
+        its scoring (P-5) run, unless ``to_turn_end``: then the turn ends as :meth:`apply`
+        ends it (a last placement then includes the end scoring, E-2). The one place that
+        answers "what would this placement score". Raises IllegalActionError with the
+        rule's reason when the placement is not legal now.
+        """
+        if self.done:
+            raise IllegalActionError("error.game_over")
+        c = self.clone()
+        if seat is not None:
+            c.cur = seat
+            c.phase = PHASE_PLACE
+        p = c.cur
+        if tile is not None:
+            c.tiles.hand[p] = tile
+        t = c.tile_to_place
+        if space not in c.legal_action_ids() or c.phase not in (PHASE_PLACE, PHASE_EXTRA):
+            raise IllegalActionError.of(c._why_illegal(space))
+        n = c.n
+        before = c.score[:]
+        cat_before = c.cat[:]
+        if c.phase == PHASE_PLACE:
+            c.tiles.hand[p] = -1
+        else:
+            c.extra_tile = -1
+        with c.recording() as events:
+            c._place(p, space, t)
+            extra, double = c.pending_extra, c.pending_double
+            if to_turn_end:
+                c.history.append((p, space))
+                c._continue_turn()
+        cats = tuple({name: c.cat[i * n + q] - cat_before[i * n + q]
+                      for i, name in enumerate(CATEGORIES)
+                      if name in c.categories and c.cat[i * n + q] != cat_before[i * n + q]}
+                     for q in range(n))
+        return PlacementScore(seat=p, space=space, tile=t,
+                              points=tuple(c.score[q] - before[q] for q in range(n)),
+                              categories=cats, extra_tiles=extra, x2_markers=double,
+                              events=tuple(events), after=c)
+
+    @property
+    def deck_count(self) -> int:
+        """Mission cards left in the deck (a public count; the order is hidden)."""
+        return len(self.cards.deck) - self.cards.next_card
+
+    def board_copy(self) -> State:
+        """A copy that is not over: the same board and tables, to ask standings and tiebreak
+        counts of a finished game (its scores are the final ones)."""
+        c = self.clone()
+        c.done = False
+        return c
+
+    def end_now(self) -> list[Event]:
+        """End the game here and score it (E-2…E-4, the engine's own end scoring); returns
+        its events. For "if the game ended now": call it on a :meth:`clone`."""
+        with self.recording() as events:
+            self._finish()
+        return events
+
+    def district_payout(self, d: int) -> tuple[tuple[int, ...], list[Event]]:
+        """What district ``d`` pays every seat now, with its events, worked out on a copy: a
+        complete district what it paid at completion (T-3…T-5), an incomplete one what it
+        would pay at game end (T-7)."""
+        c = self.clone()
+        dist = self.board.districts[d]
+        with c.recording() as events:
+            c._score_district(d, self.districts.last_placer[d],
+                              final=self.districts.filled[d] < len(dist.spaces))
+        return tuple(c.score[q] - self.score[q] for q in range(self.n)), events
+
+    def start_play(self, to_move: int) -> None:
+        """Begin play here with ``to_move`` to act: every seat draws its tile (P-6), then the
+        turn starts as usual (P-7 discards, or the end of the game when no tile is left)."""
+        self.cur = to_move
+        for q in range(self.n):
+            self._draw(q)
+        self._start_turn()
 
     def _why_illegal(self, aid: int) -> dict[str, Any]:
         b = self.board
@@ -561,7 +822,7 @@ class State:
             return msg("error.you_must_place_tile_now")
         s = b.spaces[aid]
         t = self.tile_to_place
-        if self.occ[aid] != -1:
+        if self.occupancy.owner[aid] != -1:
             return msg("error.already_occupied_p_1", label=s.label)
         if t >= 2:
             return msg("error.not_settlement_space_settlement_goes", label=s.label)
@@ -579,7 +840,7 @@ class State:
             return
         if self.phase == PHASE_MARK:
             m = aid - len(self.board.spaces)
-            self.marks[p].append(m)
+            self.cards.marks[p].append(m)
             self.pending_double -= 1
             self.history.append((p, aid))
             ev = self._events
@@ -588,8 +849,9 @@ class State:
             self._continue_turn()
             return
         if self.phase == PHASE_PLACE:
-            t = self.hand[p]
-            self.hand[p] = -1
+            hand = self.tiles.hand
+            t = hand[p]
+            hand[p] = -1
         else:
             t = self.extra_tile
             self.extra_tile = -1
@@ -600,40 +862,45 @@ class State:
     # ---------------------------------------------------------------- the turn
 
     def _remove_free(self, h: int) -> None:
-        lst = self.free[_LIST_OF_KIND[self.board.spaces[h].kind]]
-        i = self.pos[h]
+        spaces = self.occupancy
+        lst = spaces.free[_LIST_OF_KIND[self.board.spaces[h].kind]]
+        free_at = spaces.free_at
+        i = free_at[h]
         last = lst.pop()
         if last != h:
             lst[i] = last
-            self.pos[last] = i
+            free_at[last] = i
 
     def _draw(self, p: int) -> None:
         """P-6: draw the next supply tile into the hand, if any is left."""
-        i = self.sptr[p]
-        sup = self.supply[p]
+        tiles = self.tiles
+        drawn = tiles.drawn
+        i = drawn[p]
+        sup = tiles.supply[p]
         if i < len(sup):
-            self.hand[p] = sup[i]
-            self.sptr[p] = i + 1
+            tiles.hand[p] = sup[i]
+            drawn[p] = i + 1
 
     def _start_turn(self) -> None:
         """Find the next player able to act, applying P-7 discards; end the game when none."""
         n = self.n
+        hand = self.tiles.hand  # changed in place only, so one binding serves the loop
         for _ in range(64 * n):
             p = self.cur
-            if self.hand[p] < 0:
+            t = hand[p]
+            if t < 0:
                 # Equal supplies make this a full stop: every hand is empty (E-1).
-                if all(h < 0 for h in self.hand):
+                if all(h < 0 for h in hand):
                     self._finish()
                     return
                 self.cur = (p + 1) % n
                 continue
-            t = self.hand[p]
             if self._has_space_for(t):
                 self.phase = PHASE_PLACE
                 return
             # P-7: no legal space at all: reveal, discard, draw, pass on.
-            self.hand[p] = -1
-            self.discarded[p].append(t)
+            hand[p] = -1
+            self.tiles.discarded[p].append(t)
             ev = self._events
             if ev is not None:
                 ev.append(explain.discard(p, t))
@@ -645,7 +912,7 @@ class State:
         p = self.cur
         while self.pending_extra:
             self.pending_extra -= 1
-            if len(self.aside[p]) > len(self.known_aside[p]):
+            if len(self.tiles.set_aside[p]) > len(self.tiles.known_set_aside[p]):
                 # I-7: a face-down tile is revealed at random: a chance node.
                 self.phase = PHASE_CHANCE
                 return
@@ -672,13 +939,13 @@ class State:
         ev = self._events
         self.history.append((-1, t))
         if not self._has_space_for(t):
-            self.known_aside[p].append(t)
+            self.tiles.known_set_aside[p].append(t)
             self.phase = PHASE_PLACE
             if ev is not None:
                 ev.append(explain.extra_unplaceable(p, t))
             self._continue_turn()
             return
-        self.aside[p].remove(t)
+        self.tiles.set_aside[p].remove(t)
         self.extra_tile = t
         self.phase = PHASE_EXTRA
         if ev is not None:
@@ -693,15 +960,23 @@ class State:
     def _place(self, p: int, h: int, t: int) -> None:
         b = self.board
         n = self.n
-        occ = self.occ
-        tl = self.tile
+        spaces = self.occupancy  # the tables bound once: this is the playouts' hot path
+        occ = spaces.owner
+        tl = spaces.tile
         ev = self._events
-        self._remove_free(h)
+        sp = b.spaces[h]
+        # _remove_free inlined (one call less per placement): swap h out of its free list.
+        lst = spaces.free[_LIST_OF_KIND[sp.kind]]
+        free_at = spaces.free_at
+        i = free_at[h]
+        last = lst.pop()
+        if last != h:
+            lst[i] = last
+            free_at[last] = i
         occ[h] = p
         tl[h] = t
-        self.placed[p] += 1
-        sp = b.spaces[h]
-        self.rcount[sp.region * n + p] += 1
+        spaces.placed[p] += 1
+        spaces.region_tiles[sp.region * n + p] += 1
         farm = t < 2
         completed = False
         if ev is not None:
@@ -709,8 +984,8 @@ class State:
             ev.append(explain.place(p, t, sp, emergency))
         if farm:
             # F-1: union-find over same-owner, same-type neighbours.
-            parent = self.uf_parent
-            size = self.uf_size
+            parent = spaces.group_parent
+            size = spaces.group_size
             root = h
             for nb in b.nbrs[h]:
                 if occ[nb] == p and tl[nb] == t:
@@ -726,22 +1001,24 @@ class State:
             g = size[root]
             self.score[p] += g
             self.cat[p] += g  # C_FARMS == 0
-            if g > self.maxgroup[p]:
-                self.maxgroup[p] = g
+            largest = spaces.largest_group
+            if g > largest[p]:
+                largest[p] = g
             if ev is not None:
                 ev.append(explain.farm(p, t, g))
             if sp.offshore:
                 self._pay(p, 1, C_OFFSHORE)
-                self.nfarm_off[p] += 1
+                spaces.offshore_farms[p] += 1
                 if ev is not None:
                     ev.append(explain.offshore(p, sp))
         else:
             d = sp.district
             dist = b.districts[d]
             inf = t - 1
-            self.infl[d * n + p] += inf
-            self.dfill[d] += 1
-            self.dlast[d] = p
+            dt = self.districts
+            dt.influence[d * n + p] += inf
+            dt.filled[d] += 1
+            dt.last_placer[d] = p
             size_d = len(dist.spaces)
             if size_d == 1:
                 self._pay(p, inf, C_SETTLE)
@@ -751,52 +1028,57 @@ class State:
                 self._pay(p, 1, C_PORTS)
                 if ev is not None:
                     ev.append(explain.port(p, sp))
-            if size_d > 1 and self.dfill[d] == size_d:
+            if size_d > 1 and dt.filled[d] == size_d:
                 completed = True
                 self._score_district(d, p, final=False)
         # C-1…C-4
+        ct = self.castles
+        adj = ct.adjacent
+        adj_farms = ct.adjacent_farms
+        holder = ct.holder
+        held = ct.held
         for c in b.adj_castles[h]:
             k = c * n
-            self.cadj[k + p] += 1
+            adj[k + p] += 1
             if farm:
-                self.cfarm[k + p] += 1
-            hol = self.holder[c]
+                adj_farms[k + p] += 1
+            hol = holder[c]
             if hol == p:
                 continue
             if hol < 0:
-                self.holder[c] = p
-                self.held[p] += 1
+                holder[c] = p
+                held[p] += 1
                 if ev is not None:
                     ev.append(explain.castle_claim(p, b.castles[c]))
                 continue
-            mine, theirs = self.cadj[k + p], self.cadj[k + hol]
+            mine, theirs = adj[k + p], adj[k + hol]
             take = mine > theirs
             rule = "C-2"
             if mine == theirs:
-                mf, tf = self.cfarm[k + p], self.cfarm[k + hol]
+                mf, tf = adj_farms[k + p], adj_farms[k + hol]
                 rule = "C-3"
                 take = mf > tf or (mf == tf and "castle_tie_to_active" in self.game.variants)
             if take:
-                self.holder[c] = p
-                self.held[p] += 1
-                self.held[hol] -= 1
+                holder[c] = p
+                held[p] += 1
+                held[hol] -= 1
             if ev is not None:
                 ev.append(explain.castle_contest(
                     p, hol, b.castles[c], take=take, rule=rule, mine=mine, theirs=theirs,
-                    my_farms=self.cfarm[k + p], their_farms=self.cfarm[k + hol]))
+                    my_farms=adj_farms[k + p], their_farms=adj_farms[k + hol]))
         if b.adj_cathedrals[h]:
             self._cathedrals(p, h)
         if b.adj_towers[h]:
             self._towers(p, h)
-        if self.display:
+        if self.cards.display:
             self._public_missions(p, completed)
 
     def _draw_card(self, into: list[int]) -> int:
         """Draw the top mission card into a player's hidden cards (K-1, I-9); -1 if empty."""
-        if self.deck_pos >= len(self.deck):
+        if self.cards.next_card >= len(self.cards.deck):
             return -1
-        card = self.deck[self.deck_pos]
-        self.deck_pos += 1
+        card = self.cards.deck[self.cards.next_card]
+        self.cards.next_card += 1
         into.append(card)
         return card
 
@@ -805,10 +1087,11 @@ class State:
         bit = 1 << p
         ev = self._events
         for k in b.adj_cathedrals[h]:
-            if self.cath[k] & bit:
+            pieces = self.visited.cathedral_pieces
+            if pieces[k] & bit:
                 continue
-            self.cath[k] |= bit
-            card = self._draw_card(self.missions[p])
+            pieces[k] |= bit
+            card = self._draw_card(self.cards.cathedral_cards[p])
             if ev is not None:
                 ev.append(explain.cathedral(p, b.cathedrals[k],
                                             self.game.cards[card] if card >= 0 else None))
@@ -819,10 +1102,11 @@ class State:
         ev = self._events
         # Adjacent towers resolve in the map's tower order (P-5); the table is built that way.
         for tw in b.adj_towers[h]:
-            if self.tmask[tw] & bit:
+            visits = self.visited
+            if visits.tower_visits[tw] & bit:
                 continue
-            self.tmask[tw] |= bit
-            self.towers_seen[p] += 1
+            visits.tower_visits[tw] |= bit
+            visits.towers_visited[p] += 1
             tok = self.game.tokens[self.tokens_on_towers[tw]]
             card = -1
             if tok.kind == "points":
@@ -832,7 +1116,7 @@ class State:
             elif tok.kind == "double":
                 self.pending_double += 1
             else:
-                card = self._draw_card(self.secret[p])
+                card = self._draw_card(self.cards.tower_cards[p])
             if ev is not None:
                 ev.append(explain.tower(p, b.towers[tw], tok,
                                         self.game.cards[card] if card >= 0 else None))
@@ -843,7 +1127,7 @@ class State:
         dist = self.board.districts[d]
         size = len(dist.spaces)
         base = d * n
-        infl = self.infl
+        infl = self.districts.influence
         present = [q for q in range(n) if infl[base + q] > 0]
         if not present:
             return
@@ -859,8 +1143,8 @@ class State:
             q = present[0]
             pts = sum(ranks)
             self._pay(q, pts, C_SETTLE)
-            if self.display:
-                self.dfirst[q] += 1
+            if self.cards.display:
+                self.districts.first_ranks[q] += 1
             if ev is not None:
                 ev.append(explain.district_alone(q, dist, pts))
             return
@@ -869,8 +1153,8 @@ class State:
         for i, q in enumerate(present[: len(ranks)]):
             pts = ranks[i]
             self._pay(q, pts, C_SETTLE)
-            if i == 0 and not final and self.display:
-                self.dfirst[q] += 1
+            if i == 0 and not final and self.cards.display:
+                self.districts.first_ranks[q] += 1
             if ev is not None:
                 v = infl[base + q]
                 tied = any(o != q and infl[base + o] == v for o in present)
@@ -879,21 +1163,30 @@ class State:
 
     # ---------------------------------------------------- Ireland public missions
 
+    def meets_mission(self, card: int, q: int) -> bool:
+        """Whether seat q meets Ireland card ``card``'s condition now (I-10, I-11)."""
+        return self._meets(card, q)
+
+    def is_castle_mission(self, card: int) -> bool:
+        """Whether ``card``'s condition is about castles held: the one measure that can be
+        lost again (C-2), so a fulfilled castle mission may no longer be met (I-10)."""
+        return self.cards.conditions[card][0] == _CASTLES_HELD
+
     def _meets(self, card: int, q: int) -> bool:
-        kind, a, b = self.ccond[card]
-        if kind == 0:
-            return self.maxgroup[q] >= a
-        if kind == 1:
-            return self.held[q] >= a
-        if kind == 2:
-            return self.towers_seen[q] >= a
-        if kind == 3:
-            return self.dfirst[q] >= a
-        if kind == 4:
-            return self.nfarm_off[q] >= a
-        if kind == 5:
+        kind, a, b = self.cards.conditions[card]
+        if kind == _FARM_GROUP:
+            return self.occupancy.largest_group[q] >= a
+        if kind == _CASTLES_HELD:
+            return self.castles.held[q] >= a
+        if kind == _TOWERS_VISITED:
+            return self.visited.towers_visited[q] >= a
+        if kind == _DISTRICT_FIRSTS:
+            return self.districts.first_ranks[q] >= a
+        if kind == _OFFSHORE_FARMS:
+            return self.occupancy.offshore_farms[q] >= a
+        if kind == _TILES_IN_PROVINCES:
             n = self.n
-            rc = self.rcount
+            rc = self.occupancy.region_tiles
             return sum(1 for r in range(len(self.board.regions)) if rc[r * n + q] >= a) >= b
         return False
 
@@ -901,15 +1194,16 @@ class State:
         """How far seat q is on a card, as (have, need): on Ireland the card's measure and its
         threshold (I-11); on Scotland q's count and the most any other seat has (K-3: q needs
         at least that, and at least 1, K-7)."""
-        kind, a, b = self.ccond[card]
-        if kind < 0:
+        kind, a, b = self.cards.conditions[card]
+        if kind == _NONE:
             vals = self.mission_values(card)
             return vals[q], max([1] + [v for o, v in enumerate(vals) if o != q])
-        if kind == 5:
+        if kind == _TILES_IN_PROVINCES:
             n = self.n
-            rc = self.rcount
+            rc = self.occupancy.region_tiles
             return sum(1 for r in range(len(self.board.regions)) if rc[r * n + q] >= a), b
-        have = (self.maxgroup, self.held, self.towers_seen, self.dfirst, self.nfarm_off)[kind][q]
+        have = (self.occupancy.largest_group, self.castles.held, self.visited.towers_visited,
+                self.districts.first_ranks, self.occupancy.offshore_farms)[kind][q]
         return have, a
 
     def _public_missions(self, p: int, completed: bool) -> None:
@@ -923,15 +1217,15 @@ class State:
         for off in range(n if completed else 1):
             q = (p + off) % n
             bit = 1 << q
-            for m in self.display:
-                if self.fulfilled[m] & bit or not self._meets(m, q):
+            for m in self.cards.display:
+                if self.cards.fulfilled[m] & bit or not self._meets(m, q):
                     continue
-                self.fulfilled[m] |= bit
+                self.cards.fulfilled[m] |= bit
                 card = self.game.cards[m]
-                first = not self.first_paid[m]
-                self.first_paid[m] = True
+                first = not self.cards.first_paid[m]
+                self.cards.first_paid[m] = True
                 pts = card.values[0] if first else card.values[1]
-                doubled = m in self.marks[q]
+                doubled = m in self.cards.marks[q]
                 if doubled:
                     pts *= 2
                 self._pay(q, pts, C_PUBLIC)
@@ -945,10 +1239,10 @@ class State:
         cond = self.game.cards[card].condition
         n = self.n
         out = [0] * n
-        occ = self.occ
+        occ = self.occupancy.owner
         spaces = self.game.mission_spaces[card]
         if cond["type"] == "most_settlements":
-            tile = self.tile
+            tile = self.occupancy.tile
             inf = cond["filter"].get("influence", 0)
             for i in spaces:
                 o = occ[i]
@@ -984,18 +1278,18 @@ class State:
         n = self.n
         mark = len(self._events) if self._events is not None else 0
         for d, dist in enumerate(b.districts):
-            f = self.dfill[d]
+            f = self.districts.filled[d]
             if 0 < f < len(dist.spaces):
-                self._score_district(d, self.dlast[d], final=True)
+                self._score_district(d, self.districts.last_placer[d], final=True)
         ev = self._events
-        for c, hol in enumerate(self.holder):
+        for c, hol in enumerate(self.castles.holder):
             if hol >= 0:
                 self._pay(hol, CASTLE_POINTS, C_CASTLES)
                 if ev is not None:
                     ev.append(explain.final_castle(hol, b.castles[c]))
         ruling = not b.is_ireland  # K-3/K-7 said with the first revealed card only
         for q in range(n):
-            cards = self.secret[q] if b.is_ireland else self.missions[q]
+            cards = self.cards.tower_cards[q] if b.is_ireland else self.cards.cathedral_cards[q]
             for card in cards:
                 cd = self.game.cards[card]
                 ok = self.secret_fulfilled(card, q)
@@ -1012,7 +1306,7 @@ class State:
             self.final_events = ev[mark:]
 
     def tara_count(self, tower: int, q: int) -> int:
-        return sum(1 for s in self.board.towers[tower].spaces if self.occ[s] == q)
+        return sum(1 for s in self.board.towers[tower].spaces if self.occupancy.owner[s] == q)
 
     def _winners(self) -> list[int]:
         return self.decide_winners()[0]
@@ -1037,7 +1331,7 @@ class State:
             literal_step = castles[-1] if castles else -1
         for step, (kind, ix) in enumerate(chain):
             if kind == "castle":
-                hol = self.holder[ix]
+                hol = self.castles.holder[ix]
                 if hol in tied or (step == literal_step and hol >= 0):
                     how.update(by="castle", id=self.board.castles[ix].id,
                                literal=hol not in tied)
@@ -1085,15 +1379,16 @@ class State:
     def tiles_of(self, q: int) -> dict[str, list[int]]:
         """Where each of seat q's tiles is (conservation invariant)."""
         b = self.board
-        placed = [self.tile[s.index] for s in b.spaces if self.occ[s.index] == q]
+        occ, tile = self.occupancy.owner, self.occupancy.tile
+        placed = [tile[s.index] for s in b.spaces if occ[s.index] == q]
         return {
-            "supply": self.supply[q][self.sptr[q]:],
-            "hand": [self.hand[q]] if self.hand[q] >= 0 else [],
+            "supply": self.tiles.supply[q][self.tiles.drawn[q]:],
+            "hand": [self.tiles.hand[q]] if self.tiles.hand[q] >= 0 else [],
             "extra": [self.extra_tile] if self.extra_tile >= 0 and self.cur == q else [],
-            "set_aside": self.aside[q][:],
-            "returned": self.returned[q][:],
+            "set_aside": self.tiles.set_aside[q][:],
+            "returned": self.tiles.returned[q][:],
             "placed": placed,
-            "discarded": self.discarded[q][:],
+            "discarded": self.tiles.discarded[q][:],
         }
 
     def history_json(self) -> list[dict[str, Any]]:
@@ -1116,6 +1411,3 @@ class State:
         ``resample_from_infostate``); see :func:`rebirth.engine.infoset.resample`."""
         return infoset.resample(self, seat, rng)
 
-
-from rebirth.engine import infoset  # noqa: E402  (infoset needs State for typing only)
-from rebirth.engine.views import View  # noqa: E402

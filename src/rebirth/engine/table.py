@@ -230,10 +230,10 @@ class TableState(State):
         return []
 
     def _free_cards(self) -> list[int]:
-        taken = set(self.display)
+        taken = set(self.cards.display)
         for q in range(self.n):
-            taken.update(self.missions[q])
-            taken.update(self.secret[q])
+            taken.update(self.cards.cathedral_cards[q])
+            taken.update(self.cards.tower_cards[q])
         return [c.index for c in self.game.cards if c.index not in taken]
 
     def sample_chance(self, rng: random.Random) -> int:
@@ -301,13 +301,9 @@ class TableState(State):
         return self._run(outcome)
 
     def _run(self, aid: int) -> list[Event]:
-        self._events = []
         self.hidden_now = 0
-        try:
+        with self.recording() as ev:
             self.apply_id(aid)
-            ev = self._events
-        finally:
-            self._events = None
         # A hidden draw reached the explainer as "deck empty": say "drew a card" instead.
         k = self.hidden_now
         out = []
@@ -342,7 +338,8 @@ class TableState(State):
             self.entries.append((-1, aid))
             q = self.card_queue.pop(0)
             card = aid - _NT - len(self.game.tokens)
-            (self.secret[q] if self.board.is_ireland else self.missions[q]).append(card)
+            cards = self.cards
+            (cards.tower_cards[q] if self.board.is_ireland else cards.cathedral_cards[q]).append(card)
             if self.card_queue:
                 self.cur = self.card_queue[0]
             else:
@@ -357,7 +354,7 @@ class TableState(State):
             # P-7: the tile is shown and discarded; the turn passes on.
             self.used[p * _NT + a] += 1
             self.moves[p] += 1
-            self.discarded[p].append(a)
+            self.tiles.discarded[p].append(a)
             if self._events is not None:
                 self._events.append(explain.discard(p, a))
             self.cur = (p + 1) % self.n
@@ -374,7 +371,7 @@ class TableState(State):
 
     def _table_place(self, p: int, t: int, h: int) -> None:
         if self.phase == PHASE_PLACE:
-            self.hand[p] = t  # the engine places the hand tile
+            self.tiles.hand[p] = t  # the engine places the hand tile
             self.moves[p] += 1
             self.used[p * _NT + t] += 1
         State.apply_id(self, h)
@@ -401,18 +398,18 @@ class TableState(State):
 
     def _resolve_extra(self, p: int, t: int) -> None:
         # The face-down tile turned over is of kind t (entered): then the engine's I-7.
-        a = self.aside[p]
+        a = self.tiles.set_aside[p]
         a[a.index(UNKNOWN)] = t
         self.used[p * _NT + t] += 1
         State._resolve_extra(self, p, t)
 
     def _draw_card(self, into: list[int]) -> int:
         """A hidden draw (K-1, I-9): counted, the card is entered at the end."""
-        if self.deck_pos >= self.deck_size:
+        if self.cards.next_card >= self.deck_size:
             return -1
-        self.deck_pos += 1
+        self.cards.next_card += 1
         for q in range(self.n):
-            if into is self.missions[q] or into is self.secret[q]:
+            if into is self.cards.cathedral_cards[q] or into is self.cards.tower_cards[q]:
                 self.hidden[q] += 1
         self.hidden_now += 1
         return -1
@@ -439,12 +436,12 @@ class TableState(State):
         if kind == "discard":
             return msg("error.has_legal_space_so_cannot", code=code)
         # The hex is wrong for this tile: the engine's own reasons (P-1…P-4).
-        hand = self.hand[p]
-        self.hand[p] = a
+        hand = self.tiles.hand[p]
+        self.tiles.hand[p] = a
         try:
             why = State._why_illegal(self, h)
         finally:
-            self.hand[p] = hand
+            self.tiles.hand[p] = hand
         return msg("table.entry.why", entry=f"{code}@{self.board.spaces[h].label}", why=why)
 
     def _why_not_outcome(self, outcome: int, what: str) -> dict[str, Any]:
@@ -478,10 +475,10 @@ class TableState(State):
             supply_counts=tuple(self.supply_left(q) for q in range(n)),
             hand_counts=(0,) * n,
             set_aside=(),
-            public_set_aside=tuple(tuple(tile_code(t) for t in a if t >= 0) for a in self.aside)
+            public_set_aside=tuple(tuple(tile_code(t) for t in a if t >= 0) for a in self.tiles.set_aside)
             if v.public_set_aside else (),
             mission_counts=tuple(self.hidden),
-            deck_count=self.deck_size - self.deck_pos,
+            deck_count=self.deck_size - self.cards.next_card,
             tower_tokens=tuple(self.game.tokens[t].id if t >= 0 else ""
                                for t in self.tokens_on_towers))
 
@@ -519,7 +516,7 @@ class TableState(State):
             pos,
             tower_tokens=tuple((tw.id, self.game.tokens[toks[tw.index]].id)
                                for tw in self.board.towers),
-            deck_count=self.deck_size - self.deck_pos)
+            deck_count=self.deck_size - self.cards.next_card)
 
 
 def new_table_game(board: str | Any, players: int, *, start_player: int = 0,

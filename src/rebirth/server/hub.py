@@ -23,8 +23,8 @@ from fastapi import WebSocket
 
 from rebirth import __version__
 from rebirth.bots.base import make_bot
-from rebirth.cli.play import preview
 from rebirth.engine.actions import ActionError
+from rebirth.engine.determinize import preview
 from rebirth.engine.game import Game, Setup
 from rebirth.engine.records import Seat
 from rebirth.engine.replay import LogEntry, ReplayError, logged

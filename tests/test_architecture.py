@@ -1,0 +1,165 @@
+"""The engine's core owns State's insides (issue 14, items 1 and 2).
+
+The *core* is the code that keeps a State's tables: ``engine/state.py`` (the rules),
+``engine/tables.py`` (the tables), ``engine/table.py`` (table mode, a State subclass) and
+the two modules that fill a state's hidden part from a seat's knowledge,
+``engine/infoset.py`` (``resample``) and ``engine/determinize.py``. Every other module
+under ``src/rebirth`` uses the State's public surface: it calls no private State member
+(``_place``, ``_events``, ``_finish`` ...), imports no private engine name, writes no
+State slot or table (reads of the named tables are fine: they are documented in
+``engine/tables.py``), and reads none of the internal slots below. The scan is checked
+against planted violations, so it cannot pass by finding nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from rebirth.engine import position
+from rebirth.engine import state as state_mod
+from rebirth.engine.game import Game
+from rebirth.engine.position import Position
+from rebirth.engine.state import State
+from rebirth.match import Match
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "rebirth"
+CORE = frozenset({"engine/state.py", "engine/tables.py", "engine/table.py", "engine/infoset.py",
+                  "engine/determinize.py"})
+MUTATORS = frozenset({"append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse",
+                      "setdefault", "update", "add", "discard", "__setitem__"})
+SLOTS = frozenset(s for s in State.__slots__ if not s.startswith("__"))
+PRIVATE = frozenset({n for n in dir(State) if n.startswith("_") and not n.startswith("__")}
+                    | {s for s in SLOTS if s.startswith("_")})
+INTERNAL = frozenset({"hjson", "winners_", "cat"})
+"""Slots that are bookkeeping, not facts: read through ``history_json``, ``winners`` and
+``breakdown``."""
+
+
+def _state_slot(node: ast.expr) -> str | None:
+    """The State slot an attribute/subscript chain reaches on a non-self object, if any."""
+    cur: ast.expr = node
+    found = None
+    while isinstance(cur, ast.Attribute | ast.Subscript):
+        if isinstance(cur, ast.Attribute) and cur.attr in SLOTS:
+            found = cur.attr
+        cur = cur.value
+    if isinstance(cur, ast.Name) and cur.id in ("self", "cls"):
+        return None
+    return found
+
+
+def violations(source: str, name: str = "<src>") -> list[str]:
+    """Every use of State's insides in ``source``, as ``name:line: what``."""
+    out: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        where = f"{name}:{getattr(node, 'lineno', 0)}"
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("rebirth.engine"):
+            out += [f"{where}: imports private {a.name}" for a in node.names
+                    if a.name.startswith("_") and not a.name.startswith("__")]
+        if isinstance(node, ast.Attribute) and not (isinstance(node.value, ast.Name)
+                                                    and node.value.id in ("self", "cls")):
+            if node.attr in PRIVATE:
+                out.append(f"{where}: uses State's private {node.attr}")
+            elif node.attr in INTERNAL:
+                out.append(f"{where}: reads State's internal {node.attr}")
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign | ast.Delete):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        for t in targets:
+            if isinstance(t, ast.Attribute | ast.Subscript) and (slot := _state_slot(t)):
+                out.append(f"{where}: writes State's {slot}")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in MUTATORS and (slot := _state_slot(node.func.value)):
+            out.append(f"{where}: mutates State's {slot} with {node.func.attr}()")
+    return out
+
+
+def outside_core() -> list[Path]:
+    return sorted(p for p in SRC.rglob("*.py") if p.relative_to(SRC).as_posix() not in CORE)
+
+
+def test_only_the_core_touches_state_insides() -> None:
+    files = outside_core()
+    assert len(files) > 40 and not any(f.relative_to(SRC).as_posix() in CORE for f in files)
+    found = [v for f in files for v in violations(f.read_text(encoding="utf-8"),
+                                                  f.relative_to(SRC).as_posix())]
+    assert found == []
+
+
+def test_every_core_module_exists() -> None:
+    assert all((SRC / c).is_file() for c in CORE)
+
+
+def test_the_scan_finds_what_it_forbids() -> None:
+    bad = """
+from rebirth.engine.position import _checked_state
+def f(st, twin):
+    st._place(0, 1, 2)
+    with st.recording():
+        st._events = []
+    x = st.winners_[0]
+    st.castles.holder[0] = 1
+    st.occupancy.owner.append(3)
+    twin.districts.influence[4] += 1
+    del twin.visited
+    st.phase = 2
+"""
+    found = violations(bad)
+    assert len(found) == 10, found
+    ok = """
+def f(self, st, standing):
+    self._cache = st.castles.holder[0] + st.districts.influence[3]
+    self.occupancy = None
+    standing.holder = 2
+    n = len(st.occupancy.free[2]) + st.deck_count
+    sc = st.score_placement(4, tile=0, seat=1)
+    with st.recording() as events:
+        st.end_now()
+"""
+    assert violations(ok) == []
+
+
+@pytest.mark.parametrize("module", ["scoring.py", "bots/mcts.py", "engine/position.py"])
+def test_a_planted_read_in_a_real_module_is_found(module: str) -> None:
+    """A copy of a real module with one outside use planted fails the scan; the original passes."""
+    source = (SRC / module).read_text(encoding="utf-8")
+    assert violations(source, module) == []
+    planted = source + "\n\ndef _planted(st: object) -> object:\n    return st.hjson\n"
+    assert [v.split(": ", 1)[1] for v in violations(planted, module)] == ["reads State's internal hjson"]
+    planted = source + "\n\ndef _planted(st):\n    st.castles.holder[0] = -1\n"
+    assert [v.split(": ", 1)[1] for v in violations(planted, module)] == ["writes State's castles"]
+
+
+@pytest.mark.parametrize("board", ["scotland", "ireland"])
+def test_a_score_request_builds_one_state_and_validates_once(board: str,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """POST /api/score's scoring.calculate: one State built (clones aside), one validation."""
+    from rebirth import scoring
+
+    game = Game.create(board, 3)
+    match = Match.start(game, ["random"] * 3, 1)
+    for _ in range(20):
+        match.step_bot()
+    data = Position.from_state(match.state).to_json()
+    counts: Counter[str] = Counter()
+    init, check = State.__init__, position._check
+
+    def counted_init(self: State, *args: object, **kw: object) -> None:
+        counts["State"] += 1
+        init(self, *args, **kw)  # type: ignore[arg-type]
+
+    def counted_check(*args: object, **kw: object) -> None:
+        counts["check"] += 1
+        check(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(state_mod.State, "__init__", counted_init)
+    monkeypatch.setattr(position, "_check", counted_check)
+    out = scoring.calculate(data, 0, "en")
+    assert out["heat"]["cells"] and out["castles"]
+    assert counts == {"State": 1, "check": 1}
