@@ -40,7 +40,8 @@ Key = tuple[str, str, int]
 class Job:
     """One analysis: its progress (record entries done of total), then its result."""
 
-    done: int = 0
+    entries: int = 0
+    """Record entries analysed so far (of ``total``)."""
     total: int = 0
     result: dict[str, Any] | None = None
     failed: bool = False
@@ -49,7 +50,7 @@ class Job:
     def to_json(self) -> dict[str, Any]:
         if self.result is not None:
             return {"status": "done", "analysis": self.result}
-        return {"status": "failed" if self.failed else "running", "done": self.done,
+        return {"status": "failed" if self.failed else "running", "done": self.entries,
                 "total": self.total}
 
 
@@ -79,7 +80,7 @@ class _Analyses:
         def progress(done: int, total: int) -> None:
             # Called from the worker thread; two int stores, read by the loop's answers.
             job.total = total
-            job.done = done
+            job.entries = done
 
         try:
             async with self.running:
