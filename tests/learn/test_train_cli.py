@@ -50,5 +50,5 @@ def test_train_writes_a_model_numpy_loads(tmp_path: Path, capsys: pytest.Capture
     net = ValueNet.load(out)
     manifest = json.loads(out.with_suffix(".json").read_text())
     assert manifest["training"]["epochs"] == 2 and manifest["hidden"] == [16]
-    assert net.players == 2 and net.input_size == manifest["observer_size"]
+    assert net.players == 2 and net.input_size == manifest["observer_size"] + 4
     assert "val loss" in capsys.readouterr().out

@@ -115,7 +115,7 @@ def test_numpy_forward_equals_torch_forward() -> None:
         margin=np.zeros(rows, dtype=np.float32), scores=scores,
         heuristic=rng.random((rows, n)).astype(np.float32), legal=np.ones(rows, dtype=np.int16))
     result = train(data, epochs=3, seed=0, hidden=(16, 8), batch_size=32)
-    probe = rng.random((17, size)).astype(np.float32)
+    probe = rng.random((17, size + 2 * n)).astype(np.float32)  # observation + heuristic features
     tp, tm = result.forward(probe)
     np_p, np_m = result.net.evaluate_batch(probe)
     assert np.allclose(tp, np_p, atol=1e-5)

@@ -139,9 +139,13 @@ def build_parser() -> argparse.ArgumentParser:
     tr = sub.add_parser("train", help="train the value network on self-play data (needs the train extra)")
     tr.add_argument("data", metavar="DATA_DIR", help="a folder written by rebirth selfplay")
     tr.add_argument("--out", required=True, metavar="FILE", help="the model file to write (.npz)")
-    tr.add_argument("--epochs", type=int_in(1, 10_000), default=30)
+    tr.add_argument("--epochs", type=int_in(1, 10_000), default=6,
+                    help="passes over the training games; the best validation epoch is kept")
     tr.add_argument("--seed", type=int_in(0, 2**32 - 1), default=0)
-    tr.add_argument("--hidden", default="256,64", help="hidden layer sizes, comma-separated")
+    tr.add_argument("--hidden", default="64,32", help="hidden layer sizes, comma-separated")
+    tr.add_argument("--dropout", type=float, default=0.5, help="dropout after each hidden layer")
+    tr.add_argument("--lr", type=float, default=2e-4, help="learning rate (AdamW)")
+    tr.add_argument("--weight-decay", type=float, default=0.05, help="AdamW weight decay")
 
     hint = sub.add_parser("hint", help="the best action for a seat in a record's last position")
     hint.add_argument("file")

@@ -37,7 +37,11 @@ def run(args: argparse.Namespace) -> int:
         if why is not None:
             raise ValueError(f"cannot write --out {out}: {why}")
         data = load_dataset(args.data)
-        result = train(data, epochs=args.epochs, seed=args.seed, hidden=hidden,
+        if not (0 < args.lr < 1 and 0 <= args.weight_decay < 1):
+            raise ValueError(f"--lr must be in (0, 1) and --weight-decay in [0, 1), not "
+                             f"{args.lr} and {args.weight_decay}")
+        result = train(data, epochs=args.epochs, seed=args.seed, hidden=hidden, dropout=args.dropout,
+                       lr=args.lr, weight_decay=args.weight_decay,
                        log=lambda line: print(line, file=sys.stderr))
     except (ValueError, SelfPlayError, TrainError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -19,10 +19,15 @@ import numpy as np
 import numpy.typing as npt
 
 from rebirth.learn.selfplay import Dataset
-from rebirth.learn.value import ValueNet
+from rebirth.learn.value import ValueNet, heuristic_features
 
 MARGIN_SCALE = 20.0
 """Margins are learnt in units of 20 points (a typical spread; keeps both losses near 1)."""
+
+
+SD_FLOOR = 1.0
+"""Observation entries are divided by max(std, this), i.e. only centred: scaling the board's
+one-hots up made the network memorise games. The heuristic features are standardised."""
 
 
 class TrainError(ValueError):
@@ -50,6 +55,12 @@ def margins_per_seat(scores: npt.NDArray[Any]) -> npt.NDArray[np.float32]:
     return out
 
 
+def features(data: Dataset) -> npt.NDArray[np.float32]:
+    """The network's inputs: each observation followed by its :func:`heuristic_features`."""
+    extra = np.asarray([heuristic_features(row) for row in data.heuristic.tolist()], dtype=np.float32)
+    return np.concatenate([data.x, extra.reshape(len(data.x), -1)], axis=1)
+
+
 def split_games(games: npt.NDArray[np.int32], val_share: float, seed: int) -> npt.NDArray[np.bool_]:
     """A mask of validation rows: a seeded ``val_share`` of the games, whole."""
     ids = np.unique(games)
@@ -68,7 +79,8 @@ class TrainResult:
     net: ValueNet
     figures: dict[str, Any]
     forward: Callable[[npt.NDArray[np.float32]], tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]]
-    """The trained torch modules as a function (B, D) -> (win probabilities, margins), to
+    """The trained torch modules as a function of (B, features) (:func:`features`) -> (win
+    probabilities, margins), to
     check the export against."""
 
 
@@ -78,30 +90,49 @@ def winner_accuracy(pred: npt.NDArray[Any], share: npt.NDArray[Any]) -> float:
     return float(np.mean(share[np.arange(len(share)), top] > 0))
 
 
-def train(data: Dataset, *, epochs: int = 30, seed: int = 0, hidden: Sequence[int] = (128, 64),
-          val_share: float = 0.2, batch_size: int = 256, lr: float = 1e-3,
-          weight_decay: float = 1e-4, log: Callable[[str], None] | None = None) -> TrainResult:
+def train(data: Dataset, *, epochs: int = 6, seed: int = 0, hidden: Sequence[int] = (64, 32),
+          val_share: float = 0.2, batch_size: int = 256, lr: float = 2e-4,
+          weight_decay: float = 0.05, dropout: float = 0.5,
+          log: Callable[[str], None] | None = None) -> TrainResult:
     """Train on ``data`` and return the best epoch's network with the run's figures."""
     torch = _torch()
     if epochs < 1:
         raise TrainError(f"--epochs must be at least 1, got {epochs}")
+    if not 0.0 <= dropout < 1.0:
+        raise TrainError(f"--dropout must be from 0 to below 1, got {dropout}")
     if not hidden or any(h < 1 for h in hidden):
         raise TrainError(f"hidden layer sizes must be positive, got {list(hidden)}")
     torch.manual_seed(seed)
+    # One thread: the figures in docs/ai.md are for one core, and the result does not depend
+    # on the machine's core count.
+    torch.set_num_threads(1)
     t0 = time.perf_counter()
     n = int(data.manifest["players"])
     val_mask = split_games(data.game, val_share, seed)
     margins = margins_per_seat(data.scores) / MARGIN_SCALE
-    x = torch.from_numpy(data.x)
+    # Standardised inputs: the few score entries (0..1.5) would otherwise drown among three
+    # thousand board one-hots, and the network would learn the board (memorise games) rather
+    # than the score. The scaling is folded into the first layer on export.
+    feats = features(data)
+    mu = feats[~val_mask].mean(axis=0)
+    sd = feats[~val_mask].std(axis=0)
+    obs_size = data.x.shape[1]
+    sd[:obs_size] = np.maximum(sd[:obs_size], SD_FLOOR)
+    sd = np.maximum(sd, 1e-3).astype(np.float32)
+    x = torch.from_numpy((feats - mu) / sd)
     ws = torch.from_numpy(data.win_share)
     mg = torch.from_numpy(margins)
     tr_idx = torch.from_numpy(np.flatnonzero(~val_mask))
     va_idx = torch.from_numpy(np.flatnonzero(val_mask))
 
     layers: list[Any] = []
-    prev = data.x.shape[1]
+    prev = feats.shape[1]
     for h in hidden:
+        # Dropout after each hidden layer (training only): a few hundred games' outcomes are
+        # easy to memorise from the board, and dropout slows that down.
         layers += [torch.nn.Linear(prev, h), torch.nn.ReLU()]
+        if dropout > 0.0:
+            layers.append(torch.nn.Dropout(dropout))
         prev = h
     body = torch.nn.Sequential(*layers)
     win_head = torch.nn.Linear(prev, n)
@@ -154,20 +185,27 @@ def train(data: Dataset, *, epochs: int = 30, seed: int = 0, hidden: Sequence[in
     manifest: dict[str, Any] = {
         "board": data.manifest["board"], "players": n,
         "variants": data.manifest.get("variants", []),
-        "observer_size": int(data.x.shape[1]),
+        "observer_size": int(data.x.shape[1]), "extra_inputs": int(feats.shape[1] - data.x.shape[1]),
         "observer_fingerprint": data.manifest["observer_fingerprint"],
         "hidden": list(hidden), "margin_scale": MARGIN_SCALE,
     }
-    net = ValueNet([(np_(m.weight.T), np_(m.bias)) for m in lin],
+    layers_np = [(np_(m.weight.T), np_(m.bias)) for m in lin]
+    w0, b0 = layers_np[0]
+    # (x - mu) / sd @ W0 + b0  ==  x @ (W0 / sd) + (b0 - (mu / sd) @ W0)
+    layers_np[0] = ((w0 / sd[:, None]).astype(np.float32),
+                    (b0 - (mu / sd).astype(np.float32) @ w0).astype(np.float32))
+    net = ValueNet(layers_np,
                    (np_(win_head.weight.T), np_(win_head.bias)),
                    (np_(margin_head.weight.T), np_(margin_head.bias)), manifest)
-    figures = _figures(net, data, val_mask, margins, history, best[1], wall, seed, val_share,
-                       epochs, batch_size, lr, weight_decay)
+    figures = _figures(net, data, feats, val_mask, margins, history, best[1], wall, seed, val_share,
+                       epochs, batch_size, lr, weight_decay, dropout)
     net.manifest["training"] = figures
 
     def forward(xs: npt.NDArray[np.float32]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        body.eval()
         with torch.no_grad():
-            h = body(torch.from_numpy(np.asarray(xs, dtype=np.float32)))
+            h = body(torch.from_numpy(((np.asarray(xs, dtype=np.float32) - mu) / sd)
+                                      .astype(np.float32)))
             p = torch.softmax(win_head(h), dim=1)
             m = margin_head(h) * MARGIN_SCALE
         return p.double().numpy(), m.double().numpy()
@@ -175,14 +213,14 @@ def train(data: Dataset, *, epochs: int = 30, seed: int = 0, hidden: Sequence[in
     return TrainResult(net, figures, forward)
 
 
-def _figures(net: ValueNet, data: Dataset, val_mask: npt.NDArray[np.bool_],
+def _figures(net: ValueNet, data: Dataset, feats: npt.NDArray[np.float32], val_mask: npt.NDArray[np.bool_],
              margins: npt.NDArray[np.float32], history: list[dict[str, float]], best_epoch: int,
              wall: float, seed: int, val_share: float, epochs: int, batch_size: int, lr: float,
-             weight_decay: float) -> dict[str, Any]:
+             weight_decay: float, dropout: float) -> dict[str, Any]:
     """Validation figures of the exported network beside simple baselines."""
     tr, va = ~val_mask, val_mask
     ws = data.win_share
-    p, m = net.evaluate_batch(data.x[va])
+    p, m = net.evaluate_batch(feats[va])
     eps = 1e-7
     ce = float(-(ws[va] * np.log(np.clip(p, eps, 1))).sum(axis=1).mean())
     mse = float(((m / MARGIN_SCALE - margins[va]) ** 2).mean())
@@ -192,11 +230,15 @@ def _figures(net: ValueNet, data: Dataset, val_mask: npt.NDArray[np.bool_],
     base_ce = float(-(ws[va] * np.log(np.clip(mean_w, eps, 1))).sum(axis=1).mean())
     base_mse = float(((margins[va] - mean_m) ** 2).mean())
     legal = data.legal[va]
+    # The heuristic's projected margins (own projected value minus the best rival's) read as
+    # a prediction of the final margins: the evaluation the network should beat.
+    heur_m = margins_per_seat(data.heuristic[va]) / MARGIN_SCALE
+    heur_mse = float(((heur_m - margins[va]) ** 2).mean())
     out: dict[str, Any] = {
         "positions": len(ws), "train_positions": int(tr.sum()), "val_positions": int(va.sum()),
         "games": len(np.unique(data.game)), "val_games": len(np.unique(data.game[va])),
         "epochs": epochs, "best_epoch": best_epoch, "batch_size": batch_size, "lr": lr,
-        "weight_decay": weight_decay, "seed": seed, "val_share": val_share,
+        "weight_decay": weight_decay, "dropout": dropout, "seed": seed, "val_share": val_share,
         "wall_seconds": round(wall, 1),
         "val_loss": round(ce + mse, 4), "val_win_ce": round(ce, 4), "val_margin_mse": round(mse, 4),
         "baseline_val_loss": round(base_ce + base_mse, 4), "baseline_val_win_ce": round(base_ce, 4),
@@ -204,6 +246,9 @@ def _figures(net: ValueNet, data: Dataset, val_mask: npt.NDArray[np.bool_],
         "val_margin_mae_points": round(float(np.abs(m[:, 0] - margins[va][:, 0] * MARGIN_SCALE).mean()), 2),
         "baseline_margin_mae_points": round(
             float(np.abs(mean_m[0] - margins[va][:, 0]).mean() * MARGIN_SCALE), 2),
+        "heuristic_val_margin_mse": round(heur_mse, 4),
+        "heuristic_margin_mae_points": round(
+            float(np.abs(heur_m[:, 0] - margins[va][:, 0]).mean() * MARGIN_SCALE), 2),
         "val_winner_accuracy": round(winner_accuracy(p, ws[va]), 4),
         "heuristic_winner_accuracy": round(winner_accuracy(data.heuristic[va], ws[va]), 4),
         "forced_share": round(float(np.mean(legal == 1)), 4),
@@ -216,9 +261,15 @@ def _figures(net: ValueNet, data: Dataset, val_mask: npt.NDArray[np.bool_],
         sel = stage == k
         if sel.any():
             by[name] = {"positions": int(sel.sum()),
-                        "net": round(winner_accuracy(p[sel], ws[va][sel]), 4),
-                        "heuristic": round(winner_accuracy(data.heuristic[va][sel], ws[va][sel]), 4)}
-    out["winner_accuracy_by_stage"] = by
+                        "net_winner_accuracy": round(winner_accuracy(p[sel], ws[va][sel]), 4),
+                        "heuristic_winner_accuracy": round(
+                            winner_accuracy(data.heuristic[va][sel], ws[va][sel]), 4),
+                        "net_margin_mse": round(float(
+                            ((m[sel] / MARGIN_SCALE - margins[va][sel]) ** 2).mean()), 4),
+                        "heuristic_margin_mse": round(float(
+                            ((heur_m[sel] - margins[va][sel]) ** 2).mean()), 4),
+                        "mean_margin_mse": round(float(((margins[va][sel] - mean_m) ** 2).mean()), 4)}
+    out["by_stage"] = by
     return out
 
 

@@ -35,6 +35,26 @@ Vector = Sequence[float] | Mapping[int, float] | npt.NDArray[np.floating[Any]]
 """One observation: a dense vector, or the observer's sparse ``{index: value}`` dict."""
 
 
+def heuristic_features(projected: Sequence[float]) -> list[float]:
+    """The extra inputs after the observation: per relative seat its projected final value
+    (:func:`rebirth.bots.evaluate.projected` of a determinization of the view) / 100, then its
+    projected margin over the best rival / 20. Most points of a game are scored at its end
+    (districts, castles, missions: E-2), which a few hundred games do not teach a network."""
+    n = len(projected)
+    out = [v / 100.0 for v in projected]
+    for r in range(n):
+        out.append((projected[r] - max(projected[q] for q in range(n) if q != r)) / 20.0)
+    return out
+
+
+def with_extras(sparse: Mapping[int, float], size: int, extras: Sequence[float]) -> dict[int, float]:
+    """An observer's sparse vector (``size`` entries) followed by ``extras``."""
+    out = dict(sparse)
+    for i, v in enumerate(extras):
+        out[size + i] = v
+    return out
+
+
 class ModelError(ValueError):
     """A model file that is missing, malformed or made for another observer layout."""
 
@@ -56,6 +76,8 @@ class ValueNet:
         self.manifest = dict(manifest)
         self.margin_scale = float(manifest.get("margin_scale", 1.0))
         self.input_size = int(self.hidden[0][0].shape[0])
+        self.extra_inputs = int(manifest.get("extra_inputs", 0))
+        """Inputs after the observation (:func:`heuristic_features`; 0: the observation only)."""
         self.players = int(self.win[0].shape[1])
         prev = self.input_size
         for w, b in [*self.hidden, self.win, self.margin]:
@@ -108,9 +130,10 @@ class ValueNet:
 
         want = self.manifest.get("observer_fingerprint")
         got = observer_fingerprint(observer)
-        if observer.size != self.input_size or (want is not None and want != got):
+        if observer.size + self.extra_inputs != self.input_size or (want is not None and want != got):
             raise ModelError(
-                f"the model was trained for observer {want} with {self.input_size} inputs, not "
+                f"the model was trained for observer {want} with {self.input_size} inputs "
+                f"({self.extra_inputs} extra), not "
                 f"{got} with {observer.size} ({observer.game.board.id}, {observer.n} players)")
 
     # ------------------------------------------------------------------ inference
@@ -162,9 +185,16 @@ class ValueNet:
         w, b = self.hidden[0]
         return self._heads(np.asarray(arr @ w + b, dtype=np.float32))
 
-    def evaluate_view(self, observer: Observer, view: View) -> tuple[float, float]:
-        """:meth:`evaluate` of a view's observation."""
-        return self.evaluate(observer.sparse(view))
+    def evaluate_view(self, observer: Observer, view: View,
+                      projected: Sequence[float] | None = None) -> tuple[float, float]:
+        """:meth:`evaluate` of a view's observation; ``projected`` (per relative seat) is needed
+        when the model takes :func:`heuristic_features`."""
+        x = observer.sparse(view)
+        if self.extra_inputs:
+            if projected is None:
+                raise ValueError("this model needs the projected values of the view's seats")
+            x = with_extras(x, observer.size, heuristic_features(projected))
+        return self.evaluate(x)
 
 
 def shipped_model_path(board: str, players: int) -> Path | None:
