@@ -81,4 +81,4 @@ def bot_descriptions() -> dict[str, str]:
 
 def _load() -> None:
     # Importing the modules registers their bots.
-    from rebirth.bots import greedy, heuristic, levels, mcts, randombot  # noqa: F401
+    from rebirth.bots import expert, greedy, heuristic, levels, mcts, randombot  # noqa: F401

@@ -134,6 +134,12 @@ class MCTSBot(Bot):
             out.append(1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, x)))))
         return out
 
+    def leaf(self, st: State) -> tuple[list[float], list[float]]:
+        """Per seat, the projected final score and the reward (0..1) at the end of a playout
+        (a subclass may evaluate differently: the expert bot's learned value)."""
+        vals = projected(st, DEFAULT)
+        return vals, self._reward(vals)
+
     def analyse(self, view: View) -> list[Candidate]:
         """Search from ``view``: the root candidates, most visited first."""
         rng = self.rng
@@ -199,8 +205,7 @@ class MCTSBot(Bot):
             while not st.done and plies < self.playout_plies:
                 st.apply_id(fast_policy(st, rng))
                 plies += 1
-            vals = projected(st, DEFAULT)
-            reward = self._reward(vals)
+            vals, reward = self.leaf(st)
             for nd, mover in path:
                 nd.visits += 1
                 nd.value += vals[me]

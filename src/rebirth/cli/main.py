@@ -132,6 +132,28 @@ def build_parser() -> argparse.ArgumentParser:
                        help="write results.json and a score plot (PNG) here")
     arena.add_argument("--json", action="store_true", help="print one JSON object")
 
+    sp = sub.add_parser("selfplay", help="seeded bot games as training data for the value network")
+    _add_game_options(sp, seats=False)
+    sp.add_argument("--seats", default=None,
+                    help="comma-separated bot names, one per seat (default: heuristic at every seat)")
+    sp.add_argument("--games", type=int_in(1, 1_000_000), required=True)
+    sp.add_argument("--out", required=True, metavar="DIR", help="a new folder for the data")
+    sp.add_argument("--seed", type=int_in(-SEED_LIMIT, SEED_LIMIT), default=0)
+    sp.add_argument("--jobs", type=int_in(1, 256), default=1, help="parallel worker processes")
+    sp.add_argument("--epsilon", type=float, default=0.05,
+                    help="share of moves played at random for variety (0..1, default 0.05)")
+
+    tr = sub.add_parser("train", help="train the value network on self-play data (needs the train extra)")
+    tr.add_argument("data", metavar="DATA_DIR", help="a folder written by rebirth selfplay")
+    tr.add_argument("--out", required=True, metavar="FILE", help="the model file to write (.npz)")
+    tr.add_argument("--epochs", type=int_in(1, 10_000), default=6,
+                    help="passes over the training games; the best validation epoch is kept")
+    tr.add_argument("--seed", type=int_in(0, 2**32 - 1), default=0)
+    tr.add_argument("--hidden", default="64,32", help="hidden layer sizes, comma-separated")
+    tr.add_argument("--dropout", type=float, default=0.5, help="dropout after each hidden layer")
+    tr.add_argument("--lr", type=float, default=2e-4, help="learning rate (AdamW)")
+    tr.add_argument("--weight-decay", type=float, default=0.05, help="AdamW weight decay")
+
     hint = sub.add_parser("hint", help="the best action for a seat in a record's last position")
     hint.add_argument("file")
     hint.add_argument("--seat", type=int_in(1, 4), required=True, help="seat number, 1..N")
@@ -189,6 +211,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from rebirth.cli import arena
 
         return arena.run(args)
+    if cmd == "selfplay":
+        from rebirth.cli import selfplay
+
+        return selfplay.run(args)
+    if cmd == "train":
+        from rebirth.cli import train
+
+        return train.run(args)
     if cmd == "hint":
         from rebirth.cli import hint
 

@@ -1,0 +1,79 @@
+"""The ``expert`` level: the ``hard`` search with the learned value network at its leaves.
+
+At the end of each playout the seat to move looks at its own view of that sampled
+world (a determinization: nothing of the real hidden state) and the shipped value
+network (:mod:`rebirth.learn.value`, numpy), fed that view's observation and the
+heuristic's projected values of the world, predicts every seat's final margin over
+its best rival. The leaf reward of a seat is the logistic of that margin — the same scale
+the heuristic reward uses (:meth:`MCTSBot._reward`) — blended with the heuristic
+reward. Without a model for the board and player count (or with rule variants the
+model was not trained on) the bot is exactly ``hard``: the heuristic is the fallback.
+"""
+
+from __future__ import annotations
+
+import math
+
+from rebirth.bots.base import Bot, register
+from rebirth.bots.mcts import MCTSBot
+from rebirth.engine.game import Game
+from rebirth.engine.observer import Observer
+from rebirth.engine.state import State
+from rebirth.learn.value import ValueNet, heuristic_features, shipped_model, with_extras
+
+EXPERT_ITERATIONS = 600
+"""The same budget as ``hard``: the difference between the two is the evaluation."""
+NET_WEIGHT = 0.5
+"""Share of the learned value in the leaf reward (the rest is the heuristic's)."""
+
+
+def model_for(game: Game) -> ValueNet | None:
+    """The shipped model that fits ``game`` (board, players, no untrained variants), or None."""
+    net = shipped_model(game.board.id, game.players)
+    if net is None or sorted(game.variants) != sorted(net.manifest.get("variants", [])):
+        return None
+    net.check(Observer(game))
+    return net
+
+
+class ExpertBot(MCTSBot):
+    """SO-ISMCTS (see :class:`MCTSBot`) whose leaf reward blends the learned value in."""
+
+    kind = "expert"
+
+    def __init__(self, game: Game, seat: int, seed: int | None = None, *,
+                 iterations: int | None = EXPERT_ITERATIONS, net: ValueNet | None = None,
+                 net_weight: float = NET_WEIGHT) -> None:
+        super().__init__(game, seat, seed, iterations=iterations)
+        self.net = net if net is not None else model_for(game)
+        self.observer = Observer(game)
+        self.net_weight = net_weight
+
+    def leaf(self, st: State) -> tuple[list[float], list[float]]:
+        vals, heur = super().leaf(st)
+        net = self.net
+        if net is None or st.done or self.net_weight == 0.0:
+            return vals, heur
+        # The seat to move judges the sampled world from its own view (on a chance step,
+        # this bot's seat does): the network was trained on acting seats' views.
+        q = st.current_player if st.current_player >= 0 else self.seat
+        n = st.n
+        x = self.observer.sparse(st.view(q))
+        if net.extra_inputs:
+            # The projected values of this sampled world, as in training (relative to q).
+            x = with_extras(x, self.observer.size, heuristic_features([vals[(q + r) % n]
+                                                                       for r in range(n)]))
+        _, margins = net.evaluate_all(x)
+        a = self.net_weight
+        out = list(heur)
+        t = self.temperature
+        for r in range(n):
+            z = max(-30.0, min(30.0, margins[r] / t))
+            s = (q + r) % n
+            out[s] = a / (1.0 + math.exp(-z)) + (1.0 - a) * heur[s]
+        return vals, out
+
+
+@register("expert", f"level expert: mcts with {EXPERT_ITERATIONS} iterations and the learned value")
+def _make(game: Game, seat: int, seed: int | None) -> Bot:
+    return ExpertBot(game, seat, seed)

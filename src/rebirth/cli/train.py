@@ -1,0 +1,64 @@
+"""``rebirth train``: fit the value network to a self-play folder and export it for numpy."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from rebirth.fileio import check_writable_file, write_atomic
+from rebirth.learn.selfplay import SelfPlayError, load_dataset
+
+
+def _hidden(text: str) -> tuple[int, ...]:
+    try:
+        sizes = tuple(int(t) for t in text.split(","))
+    except ValueError:
+        raise ValueError(f"--hidden must be comma-separated whole numbers, not {text[:50]!r}") from None
+    if not sizes or any(not 1 <= s <= 4096 for s in sizes):
+        raise ValueError(f"--hidden sizes must be from 1 to 4096, not {text[:50]!r}")
+    return sizes
+
+
+def run(args: argparse.Namespace) -> int:
+    """Train and write FILE (.npz) and FILE's manifest (.json); 2 on bad input, 1 on a write error."""
+    from rebirth.learn.train import TrainError, train
+
+    out = Path(args.out)
+    try:
+        hidden = _hidden(args.hidden)
+        if out.suffix != ".npz":
+            raise ValueError(f"--out must name a .npz file, not {out}")
+        why = check_writable_file(out)
+        if why is not None:
+            raise ValueError(f"cannot write --out {out}: {why}")
+        data = load_dataset(args.data)
+        if not (0 < args.lr < 1 and 0 <= args.weight_decay < 1):
+            raise ValueError(f"--lr must be in (0, 1) and --weight-decay in [0, 1), not "
+                             f"{args.lr} and {args.weight_decay}")
+        result = train(data, epochs=args.epochs, seed=args.seed, hidden=hidden, dropout=args.dropout,
+                       lr=args.lr, weight_decay=args.weight_decay,
+                       log=lambda line: print(line, file=sys.stderr))
+    except (ValueError, SelfPlayError, TrainError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **result.net.arrays())  # type: ignore[arg-type]
+    manifest = {k: v for k, v in result.net.manifest.items()}
+    try:
+        write_atomic(out, buf.getvalue())
+        write_atomic(out.with_suffix(".json"), json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    except OSError as exc:
+        print(f"error: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    f = result.figures
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB) and {out.with_suffix('.json')}: "
+          f"{f['train_positions']} train / {f['val_positions']} validation positions, best epoch "
+          f"{f['best_epoch']} of {f['epochs']}, val loss {f['val_loss']} (mean baseline "
+          f"{f['baseline_val_loss']}), winner accuracy {f['val_winner_accuracy']} (heuristic "
+          f"{f['heuristic_winner_accuracy']}), {f['wall_seconds']} s")
+    return 0

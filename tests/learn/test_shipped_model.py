@@ -1,0 +1,75 @@
+"""The model that ships (src/rebirth/data/models): small, loads without PyTorch, fits the
+observer, and gives its recorded value on a fixed position (golden)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rebirth.engine.game import Game
+from rebirth.engine.observer import Observer
+from rebirth.learn.selfplay import observer_fingerprint
+from rebirth.learn.value import shipped_model, shipped_model_path
+
+BOARD, PLAYERS = "scotland", 3
+
+
+def test_shipped_model_is_small_and_fits_the_observer() -> None:
+    path = shipped_model_path(BOARD, PLAYERS)
+    assert path is not None
+    assert path.stat().st_size < 5_000_000
+    net = shipped_model(BOARD, PLAYERS)
+    assert net is not None
+    obs = Observer(Game.create(BOARD, PLAYERS))
+    net.check(obs)
+    assert net.manifest["observer_fingerprint"] == observer_fingerprint(obs)
+    assert net.players == PLAYERS and net.extra_inputs == 2 * PLAYERS
+    assert shipped_model_path("ireland", 4) is None and shipped_model("ireland", 4) is None
+    # The training figures travel with the model (docs/ai.md quotes them).
+    t = net.manifest["training"]
+    assert t["val_loss"] < t["baseline_val_loss"]
+
+
+GOLDEN_SCRIPT = """
+import json, random, sys
+sys.modules["torch"] = None  # any import of torch now fails
+from rebirth.bots.evaluate import projected
+from rebirth.engine.determinize import determinize
+from rebirth.engine.game import Game
+from rebirth.engine.observer import Observer
+from rebirth.learn.value import heuristic_features, shipped_model, with_extras
+from rebirth.match import Match
+game = Game.create("scotland", 3)
+obs = Observer(game)
+m = Match.start(game, ["random"] * 3, seed=12345)
+for _ in range(30):
+    m.step_bot()
+seat = m.state.current_player
+view = m.state.view(seat)  # the seat's view only: its projection comes from a determinization
+proj = projected(determinize(game, view, random.Random(0)))
+rel = [proj[(seat + r) % 3] for r in range(3)]
+net = shipped_model("scotland", 3)
+win, margin = net.evaluate_all(with_extras(obs.sparse(view), obs.size, heuristic_features(rel)))
+assert net.evaluate_view(obs, view, rel) == (win[0], margin[0])
+print(json.dumps({"seat": seat, "win": win, "margin": margin, "torch": sys.modules["torch"] is not None}))
+"""
+
+# The shipped model's output on that position (random bots, seed 12345, 30 moves).
+GOLDEN = {"seat": 0, "win": [0.380631, 0.316490, 0.302879], "margin": [-1.87266, -5.45334, -6.94851]}
+
+
+def test_shipped_model_golden_value_without_torch() -> None:
+    src = Path(__file__).resolve().parents[2] / "src"
+    out = subprocess.run([sys.executable, "-c", GOLDEN_SCRIPT], capture_output=True, text=True,
+                         env={"PYTHONPATH": str(src), "PATH": "/usr/bin:/bin"}, timeout=120, check=False)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert got["torch"] is False
+    assert got["seat"] == GOLDEN["seat"]
+    assert got["win"] == pytest.approx(GOLDEN["win"], abs=1e-4)
+    assert got["margin"] == pytest.approx(GOLDEN["margin"], abs=1e-3)
+    assert sum(got["win"]) == pytest.approx(1.0, abs=1e-6)
