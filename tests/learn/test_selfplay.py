@@ -127,7 +127,8 @@ def test_observation_uses_the_view_only(board: str, players: int) -> None:
     for seat in range(players):
         twin = st.resample_from_infostate(seat, random.Random(seat + 1))
         others = [q for q in range(players) if q != seat]
-        changed += any(twin.hand[q] != st.hand[q]
-                       or twin.supply[q][twin.sptr[q]:] != st.supply[q][st.sptr[q]:] for q in others)
+        a, b = twin.tiles, st.tiles
+        changed += any(a.hand[q] != b.hand[q]
+                       or a.supply[q][a.drawn[q]:] != b.supply[q][b.drawn[q]:] for q in others)
         assert obs.encode(twin.view(seat)) == obs.encode(st.view(seat))
     assert changed  # the hidden information really was redrawn
