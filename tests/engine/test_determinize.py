@@ -115,7 +115,9 @@ def free_sets(state: State) -> list[set[int]]:
 
 def assert_same_tables(twin: State, real: State, seat: int | None) -> None:
     """Every slot of twin matches real as its group says."""
-    assert set(State.__slots__) == EXACT | CANONICAL | HIDDEN | NOT_STATE, "classify the new slot"
+    # A compiled State (mypyc) lists its attributes in __mypyc_attrs__ instead of __slots__.
+    slots = getattr(State, "__slots__", None) or getattr(State, "__mypyc_attrs__")  # noqa: B009
+    assert set(slots) == EXACT | CANONICAL | HIDDEN | NOT_STATE, "classify the new slot"
     for name in sorted(EXACT):
         assert getattr(twin, name) == getattr(real, name), name
     assert groups(twin) == groups(real)

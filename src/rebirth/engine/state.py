@@ -192,6 +192,12 @@ class State:
         "winners_",
     )
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> State:
+        """A bare instance; :meth:`__init__` or :meth:`clone` fills it."""
+        # mypyc: a compiled class without its own __new__ runs __init__ inside __new__,
+        # and clone() needs an instance without running __init__.
+        return super().__new__(cls)
+
     def __init__(self, game: Game, setup: Setup, *, seed: int | None = None) -> None:
         b = game.board
         n = game.players

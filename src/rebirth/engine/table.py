@@ -624,8 +624,8 @@ def replay_table(record: dict[str, Any], game: Game, *,
                                   f"{state.current_player} is to act")
         try:
             events = state.apply(text)
-        except ActionError as exc:
-            raise RecordError(f"{where} ({text}): {exc}") from exc
+        except ActionError as err:
+            raise RecordError(f"{where} ({text}): {err}") from err
         if on_events is not None:
             on_events(i, events)
     check_result(state, record.get("result"))
