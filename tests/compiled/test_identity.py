@@ -32,13 +32,8 @@ def compiled_build() -> Path:
 
 
 def _sources(top: Path) -> dict[str, bytes]:
-    """Every file of the ``rebirth`` package under ``top`` except byte code and extension
-    modules, by relative path."""
-    out = {}
-    for f in sorted((top / "rebirth").rglob("*")):
-        if f.is_file() and "__pycache__" not in f.parts and not f.name.endswith((".so", ".pyd")):
-            out[str(f.relative_to(top))] = f.read_bytes()
-    return out
+    """Every Python source of the ``rebirth`` package under ``top``, by relative path."""
+    return {str(f.relative_to(top)): f.read_bytes() for f in sorted((top / "rebirth").rglob("*.py"))}
 
 
 def _run(pythonpath: Path) -> subprocess.Popen[str]:

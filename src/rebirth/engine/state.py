@@ -192,13 +192,12 @@ class State:
         "winners_",
     )
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> State:
-        """A bare instance; :meth:`__init__` or :meth:`clone` fills it."""
-        # mypyc: a compiled class without its own __new__ runs __init__ inside __new__,
-        # and clone() needs an instance without running __init__.
-        return super().__new__(cls)
-
-    def __init__(self, game: Game, setup: Setup, *, seed: int | None = None) -> None:
+    def __init__(self, game: Game | None = None, setup: Setup | None = None, *,
+                 seed: int | None = None) -> None:
+        if game is None or setup is None:
+            # A bare instance for clone() to fill: a compiled class (mypyc) runs __init__
+            # with no arguments inside __new__.
+            return
         b = game.board
         n = game.players
         self.game = game
