@@ -9,6 +9,7 @@ import pytest
 
 import fakeclock
 import rebirth.bench
+from rebirth.bots.levels import build_kind
 from rebirth.bots.mcts import Candidate, MCTSBot
 from rebirth.cli.main import main
 from rebirth.engine.game import Game
@@ -146,6 +147,7 @@ def test_bench_json(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.Monk
                  "--seconds", "0.25", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["board"] == "scotland" and out["players"] == 3 and out["runs"] == 1
+    assert out["build"] == build_kind()  # both values: tests/compiled/test_identity.py
     assert out["games_per_s"] == pytest.approx(10.0)
     assert out["min"] == out["max"] == out["games_per_s"]
     assert len(counts) == 1 and counts[0] >= 1

@@ -95,11 +95,16 @@ TABLES = {"occupancy", "districts", "castles", "visited", "cards", "tiles"}
 """State slots holding a table (rebirth.engine.tables): classified field by field."""
 
 
+def _slots(cls: type) -> set[str]:
+    # A compiled class (mypyc) lists its attributes in __mypyc_attrs__ instead of __slots__.
+    return set(getattr(cls, "__slots__", None) or getattr(cls, "__mypyc_attrs__"))  # noqa: B009
+
+
 def fields(state: State) -> set[str]:
     """Every slot of State, a table's as ``table.field``."""
-    out = set(State.__slots__) - TABLES
+    out = _slots(State) - TABLES
     for t in TABLES:
-        out |= {f"{t}.{f}" for f in type(getattr(state, t)).__slots__}
+        out |= {f"{t}.{f}" for f in _slots(type(getattr(state, t)))}
     return out
 
 

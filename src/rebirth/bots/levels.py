@@ -1,21 +1,39 @@
 """Player levels: ``easy``, ``normal`` and ``hard``, each a concrete bot and budget.
 
-``hard`` is the mcts bot with a fixed iteration budget (not a time budget), so
-games stay reproducible for a seed; 600 iterations take well under 1 s per move
-on the reference machine (2 cores, one used), see ``rebirth bench``.
+``hard`` is the mcts bot with a fixed iteration budget (not a time budget), so games
+stay reproducible for a seed. The budget depends on the build so that a move takes
+about the same time in both: 600 iterations in the pure build (well under 1 s per move
+on the reference machine, 2 cores, one used) and :data:`HARD_ITERATIONS_COMPILED` in
+the compiled build, whose mcts runs that much more iterations per second (README,
+"Compiled build"; ``rebirth bench`` measures both). Each build's games are reproducible;
+the two builds' ``hard`` games differ, as their budgets do.
 """
 
 from __future__ import annotations
+
+from importlib.machinery import EXTENSION_SUFFIXES
 
 from rebirth.bots.base import Bot, register
 from rebirth.bots.greedy import GreedyBot
 from rebirth.bots.heuristic import HeuristicBot
 from rebirth.bots.mcts import MCTSBot
+from rebirth.engine import state as _state_module
 from rebirth.engine.determinize import determinize
 from rebirth.engine.game import Game
 from rebirth.engine.views import View
 
-HARD_ITERATIONS = 600
+
+def build_kind() -> str:
+    """``"compiled"`` when the engine runs as compiled (mypyc) extension modules, else ``"pure"``."""
+    return "compiled" if _state_module.__file__.endswith(tuple(EXTENSION_SUFFIXES)) else "pure"
+
+
+HARD_ITERATIONS_PURE = 600
+HARD_ITERATIONS_COMPILED = 1300
+"""600 times the compiled build's mcts speed-up (about 2.2 to 2.6 on 3-player Scotland),
+rounded down: the same time per move, more iterations."""
+HARD_ITERATIONS = HARD_ITERATIONS_COMPILED if build_kind() == "compiled" else HARD_ITERATIONS_PURE
+"""The ``hard`` level's budget in the running build."""
 
 
 class EasyBot(Bot):

@@ -1,4 +1,5 @@
-"""``rebirth bench``: random all-bot games per second and mcts iterations per second, one core."""
+"""``rebirth bench``: random all-bot games per second and mcts iterations per second, one core,
+of the build that runs (``"build"``: ``"compiled"`` or ``"pure"``, see README "Compiled build")."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import sys
 from typing import Any
 
 from rebirth.bench import bench_mcts, bench_random
+from rebirth.bots.levels import build_kind
 from rebirth.engine.board import MapError
 from rebirth.engine.game import Game, SetupError
 from rebirth.engine.missions import DataError
@@ -18,7 +20,8 @@ STANDARD = (("scotland", 3), ("ireland", 4))
 
 def measure(game: Game, args: argparse.Namespace) -> dict[str, Any]:
     res = bench_random(game, runs=args.runs, seconds=args.seconds)
-    out: dict[str, Any] = {"board": game.board.id, "players": game.players, **res}
+    out: dict[str, Any] = {"board": game.board.id, "players": game.players, "build": build_kind(),
+                           **res}
     if not args.no_mcts:
         out.update(bench_mcts(game, runs=args.runs, seconds=args.seconds))
     return out
@@ -38,9 +41,9 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(out))
             continue
-        print(f"{game.board.id}, {game.players} players: {out['games_per_s']:.0f} random games/s "
-              f"on one core (median of {out['runs']} runs; min {out['min']:.0f}, "
-              f"max {out['max']:.0f})")
+        print(f"{game.board.id}, {game.players} players, {out['build']} build: "
+              f"{out['games_per_s']:.0f} random games/s on one core (median of {out['runs']} runs; "
+              f"min {out['min']:.0f}, max {out['max']:.0f})")
         if not args.no_mcts:
             print(f"  mcts: {out['mcts_iterations_per_s']:.0f} iterations/s (median; min "
                   f"{out['mcts_min']:.0f}, max {out['mcts_max']:.0f})")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 from rebirth.engine.board import SET_ASIDE, Board, builtin_board, resolve_board
@@ -135,15 +134,33 @@ class Game:
     def builtin(name: str, players: int, variants: frozenset[str] | set[str] | tuple[str, ...] = ()) -> Game:
         return Game.create(builtin_board(name), players, variants)
 
-    @cached_property
+    # Computed on first use and kept: a hand-made cached property, since the compiled
+    # build (mypyc) turns functools.cached_property into a property that recomputes.
+    _mission_spaces: tuple[tuple[int, ...], ...] | None = field(init=False, repr=False)
+    _codec: ActionCodec | None = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # Set here, not as field defaults: a compiled dataclass has no class-level default.
+        object.__setattr__(self, "_mission_spaces", None)
+        object.__setattr__(self, "_codec", None)
+
+    @property
     def mission_spaces(self) -> tuple[tuple[int, ...], ...]:
         """Per card, the spaces its Scotland condition counts (see :func:`card_spaces`)."""
-        return tuple(card_spaces(self.board, c) for c in self.cards)
+        found = self._mission_spaces
+        if found is None:
+            found = tuple(card_spaces(self.board, c) for c in self.cards)
+            object.__setattr__(self, "_mission_spaces", found)
+        return found
 
-    @cached_property
+    @property
     def codec(self) -> ActionCodec:
         """How this game's actions are numbered (the only place that knows)."""
-        return ActionCodec(self.board, self.cards)
+        found = self._codec
+        if found is None:
+            found = ActionCodec(self.board, self.cards)
+            object.__setattr__(self, "_codec", found)
+        return found
 
     @property
     def num_actions(self) -> int:

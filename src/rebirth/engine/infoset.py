@@ -16,7 +16,6 @@ and ``ireland_set_aside_known``) are in :data:`HIDDEN_ITEMS` and :class:`Visibil
 from __future__ import annotations
 
 import random
-import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -67,12 +66,15 @@ class Visibility:
 
     @staticmethod
     def of(game: Game) -> Visibility:
-        """The rule set of ``game`` (computed once per game: searches ask every iteration)."""
-        vis = _BY_GAME.get(game)
+        """The rule set of ``game`` (computed once per configuration: searches ask every iteration)."""
+        ireland = game.board.is_ireland
+        v = game.variants
+        # Keyed by the configuration, not by the Game: a compiled Game (mypyc) cannot be a
+        # weak key. The configurations are few (two rule sets times the variant sets).
+        key = (ireland, v)
+        vis = _BY_CONFIG.get(key)
         if vis is None:
-            ireland = game.board.is_ireland
-            v = game.variants
-            vis = _BY_GAME[game] = Visibility(
+            vis = _BY_CONFIG[key] = Visibility(
                 ireland=ireland,
                 own_set_aside=(not ireland) or "ireland_set_aside_known" in v,
                 set_aside_public=(not ireland) and "set_aside_public" in v,
@@ -84,7 +86,7 @@ class Visibility:
         return self.set_aside_public or (viewer == owner and self.own_set_aside)
 
 
-_BY_GAME: weakref.WeakKeyDictionary[Game, Visibility] = weakref.WeakKeyDictionary()
+_BY_CONFIG: dict[tuple[bool, frozenset[str]], Visibility] = {}
 
 
 def view(state: State, seat: int | None, *, detail: bool = True) -> View:

@@ -261,7 +261,12 @@ class State:
         "winners_",
     )
 
-    def __init__(self, game: Game, setup: Setup, *, seed: int | None = None) -> None:
+    def __init__(self, game: Game | None = None, setup: Setup | None = None, *,
+                 seed: int | None = None) -> None:
+        if game is None or setup is None:
+            # A bare instance for clone() to fill: a compiled class (mypyc) runs __init__
+            # with no arguments inside __new__.
+            return
         b = game.board
         n = game.players
         self.game = game

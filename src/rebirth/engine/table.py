@@ -87,8 +87,11 @@ class TableState(State):
     __slots__ = ("card_queue", "codec", "deck_size", "entries", "hidden", "hidden_now",
                  "in_play", "moves", "pending", "supply_size", "token_queue", "used")
 
-    def __init__(self, game: Game, start_player: int, display: Sequence[str] = (),
+    def __init__(self, game: Game | None = None, start_player: int = 0, display: Sequence[str] = (),
                  tower_tokens: Sequence[str | None] | None = None) -> None:
+        if game is None:
+            # A bare instance for clone() to fill (see State.__init__).
+            return
         b = game.board
         n = game.players
         if not 0 <= start_player < n:
