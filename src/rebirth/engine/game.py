@@ -23,6 +23,7 @@ from rebirth.engine.missions import (
 )
 from rebirth.engine.state import State
 from rebirth.engine.streams import chance_seed
+from rebirth.engine.tables import Condition, compile_condition
 from rebirth.engine.tiles import parse_tile, starting_tiles, tile_code, tile_counts
 
 VARIANTS: dict[str, dict[str, str]] = {
@@ -138,11 +139,23 @@ class Game:
     # build (mypyc) turns functools.cached_property into a property that recomputes.
     _mission_spaces: tuple[tuple[int, ...], ...] | None = field(init=False, repr=False)
     _codec: ActionCodec | None = field(init=False, repr=False)
+    _conditions: list[tuple[Condition, int, int]] | None = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         # Set here, not as field defaults: a compiled dataclass has no class-level default.
         object.__setattr__(self, "_mission_spaces", None)
         object.__setattr__(self, "_codec", None)
+        object.__setattr__(self, "_conditions", None)
+
+    @property
+    def conditions(self) -> list[tuple[Condition, int, int]]:
+        """Every card's Ireland condition compiled for the per-placement check (I-10, I-11),
+        once per game: every state of the game shares the list."""
+        found = self._conditions
+        if found is None:
+            found = [compile_condition(c.condition) for c in self.cards]
+            object.__setattr__(self, "_conditions", found)
+        return found
 
     @property
     def mission_spaces(self) -> tuple[tuple[int, ...], ...]:

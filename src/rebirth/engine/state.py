@@ -27,7 +27,6 @@ Only the engine's core (this module, ``tables``, ``table`` (table mode, a subcla
 from __future__ import annotations
 
 import random
-import weakref
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -90,11 +89,6 @@ TERMINAL = -4
 RANKS = {2: (5, 3), 3: (8, 5), 4: (12, 8, 5)}
 CASTLE_POINTS = 5
 
-_CONDITION_OF_TYPE = {"farm_group": Condition.FARM_GROUP, "castles_held": Condition.CASTLES_HELD,
-                      "towers_adjacent": Condition.TOWERS_VISITED,
-                      "district_firsts": Condition.DISTRICT_FIRSTS,
-                      "offshore_farms": Condition.OFFSHORE_FARMS,
-                      "tiles_in_provinces": Condition.TILES_IN_PROVINCES}
 
 
 # The kinds as module globals: an enum member read through its class costs an attribute
@@ -103,31 +97,6 @@ _NONE, _FARM_GROUP, _CASTLES_HELD, _TOWERS_VISITED = (
     Condition.NONE, Condition.FARM_GROUP, Condition.CASTLES_HELD, Condition.TOWERS_VISITED)
 _DISTRICT_FIRSTS, _OFFSHORE_FARMS, _TILES_IN_PROVINCES = (
     Condition.DISTRICT_FIRSTS, Condition.OFFSHORE_FARMS, Condition.TILES_IN_PROVINCES)
-_CONDITIONS: weakref.WeakKeyDictionary[Game, list[tuple[Condition, int, int]]] = (
-    weakref.WeakKeyDictionary())
-
-
-def _conditions(game: Game) -> list[tuple[Condition, int, int]]:
-    """Every card's condition of ``game``, compiled once per game (they never change, so
-    every state of the game shares the list)."""
-    out = _CONDITIONS.get(game)
-    if out is None:
-        out = _CONDITIONS[game] = [_compile_condition(c.condition) for c in game.cards]
-    return out
-
-
-def _compile_condition(cond: dict[str, Any]) -> tuple[Condition, int, int]:
-    """An Ireland condition as (kind, a, b) for the per-placement check (I-10, I-11)."""
-    kind = _CONDITION_OF_TYPE.get(str(cond.get("type")))
-    if kind is None:
-        return (Condition.NONE, 0, 0)  # Scotland cards are evaluated once, at the end.
-    if kind == Condition.FARM_GROUP:
-        return (kind, cond["size"], 0)
-    if kind == Condition.TILES_IN_PROVINCES:
-        return (kind, cond["tiles"], cond["provinces"])
-    return (kind, cond["count"], 0)
-
-
 def uf_find(parent: list[int], x: int) -> int:
     """The root of ``x``'s farm group (F-1): union-find with path halving. The one copy
     of the walk; halving changes no group, only how fast the next walk is."""
@@ -293,7 +262,7 @@ class State:
                            [card_ix[c] for c in setup.display], [[] for _ in range(n)],
                            [[] for _ in range(n)], [0] * len(game.cards),
                            [False] * len(game.cards), [[] for _ in range(n)],
-                           _conditions(game))
+                           game.conditions)
         tok_ix = {t.id: t.index for t in game.tokens}
         # Tower i carries token tokens[i]; stored on the state so clone shares it.
         self.pending_extra = 0

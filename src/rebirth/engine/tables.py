@@ -54,6 +54,7 @@ table              field                        meaning (rules)
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import Any
 
 
 class Phase(IntEnum):
@@ -238,3 +239,22 @@ class Tiles:
         return Tiles(self.supply, self.drawn[:], self.hand[:], [a[:] for a in self.set_aside],
                      [k[:] for k in self.known_set_aside], self.returned,
                      [d[:] for d in self.discarded])
+
+
+_CONDITION_OF_TYPE = {"farm_group": Condition.FARM_GROUP, "castles_held": Condition.CASTLES_HELD,
+                      "towers_adjacent": Condition.TOWERS_VISITED,
+                      "district_firsts": Condition.DISTRICT_FIRSTS,
+                      "offshore_farms": Condition.OFFSHORE_FARMS,
+                      "tiles_in_provinces": Condition.TILES_IN_PROVINCES}
+
+
+def compile_condition(cond: dict[str, Any]) -> tuple[Condition, int, int]:
+    """An Ireland condition as (kind, a, b) for the per-placement check (I-10, I-11)."""
+    kind = _CONDITION_OF_TYPE.get(str(cond.get("type")))
+    if kind is None:
+        return (Condition.NONE, 0, 0)  # Scotland cards are evaluated once, at the end.
+    if kind == Condition.FARM_GROUP:
+        return (kind, cond["size"], 0)
+    if kind == Condition.TILES_IN_PROVINCES:
+        return (kind, cond["tiles"], cond["provinces"])
+    return (kind, cond["count"], 0)
