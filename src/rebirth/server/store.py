@@ -49,6 +49,8 @@ from sqlalchemy import (
     update,
 )
 
+from rebirth.server.migrate import upgrade
+
 SQLITE_SYNCHRONOUS = "FULL"
 """See the module docstring for why."""
 
@@ -195,7 +197,9 @@ class Store:
         self.engine: Engine = create_engine(url, **kw)
         if self.is_sqlite:
             _sqlite_setup(self.engine)
-        metadata.create_all(self.engine)
+        # The schema comes from the migrations (server/migrations), applied once under a
+        # lock however many workers start together.
+        self.revision = upgrade(self.engine)
 
     def close(self) -> None:
         self.engine.dispose()
