@@ -50,6 +50,8 @@ from sqlalchemy import (
     update,
 )
 
+from rebirth.server.migrate import pending, upgrade
+
 SQLITE_SYNCHRONOUS = "FULL"
 """See the module docstring for why."""
 
@@ -196,7 +198,9 @@ class Store:
         self.engine: Engine = create_engine(url, **kw)
         if self.is_sqlite:
             _sqlite_setup(self.engine)
-        metadata.create_all(self.engine)
+        # The schema comes from the migrations (server/migrations), applied once under a
+        # lock however many workers start together.
+        self.revision = upgrade(self.engine)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -279,14 +283,17 @@ class Store:
             return [r.id for r in c.execute(q)]
 
     def ready(self) -> str | None:
-        """Why the database cannot serve now (None: it can): it answers, and every table the
-        server needs is there."""
+        """Why the database cannot serve now (None: it can): it answers, its schema is at this
+        server's migration head, and every table the server needs is there."""
         try:
             with self.engine.connect() as c:
                 c.execute(select(1)).scalar_one()
                 have = set(inspect(c).get_table_names())
+            behind = pending(self.engine)
         except Exception as exc:  # any driver error means "not ready"; say which kind
             return f"the database does not answer ({type(exc).__name__})"
+        if behind is not None:
+            return behind
         missing = sorted(set(metadata.tables) - have)
         return f"tables missing: {', '.join(missing)}" if missing else None
 

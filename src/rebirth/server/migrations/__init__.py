@@ -1,0 +1,1 @@
+"""The database schema's migrations (Alembic), applied at start-up by :mod:`rebirth.server.migrate`."""
