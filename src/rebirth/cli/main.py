@@ -142,6 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int_in(1, 65535), default=None, help="port, 1..65535 (default 8000)")
     serve.add_argument("--db", default=None, help="SQLite file (default: in the user data folder)")
+    serve.add_argument("--workers", type=int_in(1, 64), default=1,
+                       help="worker processes, 1..64 (more than 1 needs REBIRTH_REDIS_URL)")
     return parser
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import socket
 import sys
 
@@ -54,11 +55,37 @@ def run(args: argparse.Namespace) -> int:
     if (why := _port_free(s.host, s.port)) is not None:
         print(f"error: cannot listen on {s.host}:{s.port}: {why}", file=sys.stderr)
         return 2
-    app = create_app(s)
+    workers = int(getattr(args, "workers", 1) or 1)
+    if workers > 1 and not s.redis_url:
+        print(f"error: --workers {workers} needs REBIRTH_REDIS_URL (redis://host:port/0): the workers "
+              "tell each other through Redis when a game moves on (docs/server.md, \"Several workers\")",
+              file=sys.stderr)
+        return 2
     host = f"[{s.host}]" if ":" in s.host else s.host
-    print(f"Rebirth is running at http://{host}:{s.port}/  (Ctrl+C stops it)", flush=True)
     # Messages above max_message_bytes are answered with ``too_large`` by the app itself;
     # uvicorn's own limit sits well above so that it never cuts a connection first.
-    uvicorn.run(app, host=s.host, port=s.port, ws_max_size=max(1 << 20, 4 * s.max_message_bytes),
-                log_level="info", server_header=False)
+    common: dict[str, object] = {"host": s.host, "port": s.port, "log_level": "info", "server_header": False,
+                                 "ws_max_size": max(1 << 20, 4 * s.max_message_bytes)}
+    if workers == 1:
+        app = create_app(s)
+        print(f"Rebirth is running at http://{host}:{s.port}/  (Ctrl+C stops it)", flush=True)
+        uvicorn.run(app, **common)  # type: ignore[arg-type]
+        return 0
+    # Each worker process builds its own app from the environment: the command line's
+    # settings travel there as REBIRTH_* variables.
+    os.environ.update(settings_env(s))
+    print(f"Rebirth is running at http://{host}:{s.port}/ with {workers} workers  (Ctrl+C stops it)",
+          flush=True)
+    uvicorn.run("rebirth.server.app:app_from_env", factory=True, workers=workers,
+                **common)  # type: ignore[arg-type]
     return 0
+
+
+def settings_env(s: Settings) -> dict[str, str]:
+    """The ``REBIRTH_*`` variables that give a worker process exactly these settings."""
+    out = {}
+    for name, value in s.model_dump().items():
+        if name == "database_url":
+            value = s.resolved_database_url()
+        out[f"REBIRTH_{name.upper()}"] = str(value)
+    return out

@@ -17,7 +17,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import WebSocket
 
@@ -28,11 +28,14 @@ from rebirth.engine.actions import ActionError
 from rebirth.engine.codec import ActionCodec
 from rebirth.engine.game import Game, Setup
 from rebirth.engine.records import Seat
-from rebirth.match import HUMAN, Match, NotYourTurnError, bot_seed
+from rebirth.match import HUMAN, Match, NotYourTurnError, StaleVersionError, bot_seed
 from rebirth.match import Step as MatchStep
 from rebirth.server.errors import ApiError, error_frame
 from rebirth.server.settings import Settings
-from rebirth.server.store import GameRow, Step, Store, TokenRow, hash_token
+from rebirth.server.store import GameRow, StaleWrite, Step, Store, TokenRow, hash_token
+
+if TYPE_CHECKING:
+    from rebirth.server.broker import Broker
 
 log = logging.getLogger("rebirth.server")
 
@@ -58,8 +61,6 @@ class ServerError(Exception):
 
 def action_code(exc: ActionError) -> str:
     """The protocol's error code of a refused action."""
-    from rebirth.match import StaleVersionError  # local: keeps the import list short
-
     if isinstance(exc, StaleVersionError):
         return "stale_version"
     if isinstance(exc, NotYourTurnError):
@@ -73,17 +74,24 @@ def rebuild(game: Game, row: GameRow, log_steps: list[Step]) -> Match:
     bots = {i: make_bot(k, game, i, bot_seed(None, i)) for i, k in enumerate(row.kinds) if k != HUMAN}
     m = Match(game, [Seat(n, k) for n, k in zip(row.names, row.kinds, strict=True)], row.seed, state, bots)
     m.steps.append(MatchStep(0, None, list(state.initial_events)))
+    apply_steps(m, log_steps, row.id)
+    return m
+
+
+def apply_steps(m: Match, log_steps: list[Step], game_id: str) -> None:
+    """Re-enter logged steps into a match, in order: the one replay loop of the server, used to
+    rebuild a game and by a worker that is behind to catch up by version."""
+    state = m.state
     for s in log_steps:
         if s.seq != m.version + 1:
-            raise ValueError(f"game {row.id}: the log jumps from version {m.version} to {s.seq}")
+            raise ValueError(f"game {game_id}: the log jumps from version {m.version} to {s.seq}")
         if s.seat is None:
             events = state.apply_chance(ActionCodec.parse_chance(s.text))
         else:
             if s.seat != state.current_player:
-                raise ValueError(f"game {row.id}: step {s.seq} is logged for seat {s.seat}")
+                raise ValueError(f"game {game_id}: step {s.seq} is logged for seat {s.seat}")
             events = state.apply(s.text)
         m.steps.append(MatchStep(m.version, s.seat, events))
-    return m
 
 
 def new_steps(m: Match, old_version: int) -> list[Step]:
@@ -144,6 +152,15 @@ class Hub:
         self.committed = match.version
         """The last version stored: what error messages and summaries report (the match may
         be one step ahead while that step is being committed)."""
+        self._own: set[int] = set()
+        """Versions this worker published itself (their echo needs no catch-up)."""
+        self._follow_task: asyncio.Task[None] | None = None
+        self._again = False
+
+    @property
+    def multi(self) -> bool:
+        """Several workers: another one may have moved the game on."""
+        return self.registry.broker is not None
 
     @property
     def store(self) -> Store:
@@ -185,6 +202,8 @@ class Hub:
     async def join(self, c: Conn, tok: TokenRow, token_hash: str, since: int) -> None:
         """A device said hello with a valid token: it gets its sync."""
         async with self.lock:
+            if self.multi:
+                await self._catch_up_or_rebuild()
             if c in self.conns:
                 self.conns.remove(c)
             c.role, c.token_hash = tok.role, token_hash
@@ -257,10 +276,19 @@ class Hub:
     async def act(self, c: Conn, seat: Any, action: str, version: int) -> None:
         """A human action: checked by the engine, committed, then broadcast."""
         async with self.lock:
+            if self.multi and await self._catch_up_or_rebuild():
+                # Another worker moved the game on: this connection learns it first.
+                await self._broadcast()
             who = self.acting_seat(c, seat)
             old = self.match.version
             self.match.submit(who, action, version)  # raises and changes nothing when refused
-            await self._commit(old)
+            try:
+                await self._commit(old)
+            except StaleWrite:
+                # Lost the race to another worker: the game was rebuilt from the log; every
+                # local connection gets the steps that won, the sender a stale answer.
+                await self._broadcast()
+                raise StaleVersionError(version, self.match.version) from None
             await self._broadcast()
         self.kick_bots()
 
@@ -281,17 +309,120 @@ class Hub:
                 "events": [e.to_json(None) for e in events]}
 
     async def _commit(self, old: int) -> None:
-        """Store the steps after ``old``; if that fails, undo them by rebuilding from the log."""
+        """Store the steps after ``old``; if that fails, undo them by rebuilding from the log.
+
+        Raises :class:`StaleWrite` when another worker stored this game's next step first (the
+        match is then rebuilt from the log, which holds the winner's steps), :class:`ServerError`
+        when the store failed."""
         m = self.match
         steps = new_steps(m, old)
         try:
             await asyncio.to_thread(self.store.append, self.id, steps, m.version, m.state.is_terminal())
+        except StaleWrite:
+            log.info("game %s: another worker stored version %d first; catching up", self.id, old + 1)
+            await self._rebuild()
+            raise
         except Exception as exc:
             log.exception("game %s: storing version %d failed; rebuilding from the log", self.id, m.version)
-            self.match = await asyncio.to_thread(self.registry.load_match, self.row)
-            self.committed = self.match.version
+            await self._rebuild()
             raise ServerError from exc
         self.committed = m.version
+        broker = self.registry.broker
+        if broker is not None:
+            self._own.add(m.version)
+            await broker.publish(self.id, m.version)
+
+    async def _rebuild(self) -> None:
+        """The match again from the stored game (its setup, seed, seat kinds and log)."""
+        row = await asyncio.to_thread(self.store.game, self.id)
+        if row is not None:
+            self.row = row
+        self.match = await asyncio.to_thread(self.registry.load_match, self.row)
+        self.committed = self.match.version
+
+    # ------------------------------------------------------------------ several workers
+
+    async def catch_up(self) -> bool:
+        """Read what another worker stored after our version (steps, seats handed to bots) and
+        re-enter it; True when something changed. Call it holding ``self.lock``."""
+        m = self.match
+        version, kinds, steps = await asyncio.to_thread(self.store.catch_up, self.id, m.version)
+        changed = self._take_kinds(kinds)
+        if steps:
+            apply_steps(m, steps, self.id)
+            self.committed = m.version
+            changed = True
+        if version > m.version:
+            raise ValueError(f"game {self.id}: the log ends at {m.version}, the game is at {version}")
+        return changed
+
+    async def _catch_up_or_rebuild(self) -> bool:
+        try:
+            return await self.catch_up()
+        except ValueError:
+            log.exception("game %s: the log does not continue this match; rebuilding", self.id)
+            await self._rebuild()
+            return True
+
+    def _take_kinds(self, kinds: list[str]) -> bool:
+        """Seats another worker handed to a bot."""
+        m = self.match
+        changed = False
+        for seat, kind in enumerate(kinds):
+            if seat < len(m.seats) and m.seats[seat].kind != kind and kind != HUMAN:
+                m.seats[seat] = Seat(m.seats[seat].name, kind)
+                m.bots[seat] = make_bot(kind, self.game, seat, bot_seed(None, seat))
+                for c in self.conns:
+                    if c.role == "table":
+                        c.controls = tuple(s for s in c.controls if s != seat)
+                changed = True
+        if changed:
+            self.row = GameRow(**{**self.row.__dict__, "kinds": [s.kind for s in m.seats]})
+        return changed
+
+    def notice(self, version: int) -> None:
+        """Redis said the game is at ``version``: catch up from the database (coalesced: one
+        follower task per hub, run again while notices keep coming)."""
+        if version in self._own:
+            self._own = {v for v in self._own if v > version}
+            return
+        if version < self.committed:
+            return
+        if self._follow_task is not None and not self._follow_task.done():
+            self._again = True
+            return
+        self._follow_task = asyncio.get_running_loop().create_task(self._follow())
+
+    async def _follow(self) -> None:
+        while True:
+            self._again = False
+            try:
+                async with self.lock:
+                    presence = [s.kind for s in self.match.seats]
+                    if await self._catch_up_or_rebuild():
+                        await self._broadcast()
+                        if presence != [s.kind for s in self.match.seats]:
+                            await self._presence()
+                    await self._drop_revoked()
+            except Exception:  # the database is down: the next notice or version check retries
+                log.exception("game %s: catching up failed", self.id)
+                return
+            self.kick_bots()
+            if not self._again:
+                return
+
+    async def _drop_revoked(self) -> None:
+        """Close the local sockets whose token another worker revoked."""
+        hashes = [c.token_hash for c in self.conns if c.token_hash is not None]
+        if not hashes:
+            return
+        gone = await asyncio.to_thread(self.store.revoked, hashes)
+        for c in list(self.conns):
+            if c.token_hash in gone:
+                await c.send(error_frame("revoked", self.committed))
+                with contextlib.suppress(Exception):
+                    await c.ws.close(code=4001)
+                self.conns.remove(c)
 
     async def _broadcast(self) -> None:
         """Each connection gets the new steps as its seat may see them."""
@@ -322,6 +453,27 @@ class Hub:
             self.bot_task = asyncio.get_running_loop().create_task(self._run_bots())
 
     async def _run_bots(self) -> None:
+        # Several workers: only the one holding the game's bot lock lets its bots think, so
+        # that each bot step is taken once (the conditional write would refuse a second one
+        # anyway). The lock goes with a killed worker's connection; the others' version check
+        # then kicks the bots again.
+        held = False
+        if self.multi:
+            try:
+                held = await asyncio.to_thread(self.store.try_bot_lock, self.id)
+            except Exception:
+                log.exception("game %s: the bot lock could not be taken", self.id)
+                return
+            if not held:
+                return
+        try:
+            await self._bot_loop()
+        finally:
+            if held:
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(asyncio.to_thread(self.store.release_bot_lock, self.id))
+
+    async def _bot_loop(self) -> None:
         failures = 0
         while True:
             m = self.match
@@ -330,14 +482,22 @@ class Hub:
             await asyncio.sleep(self.registry.settings.bot_delay)
             try:
                 async with self.lock:
+                    if self.multi and await self._catch_up_or_rebuild():
+                        await self._broadcast()
                     m = self.match
                     if m.state.is_terminal() or m.is_human_turn():
                         return
                     p = m.state.current_player
                     action = await asyncio.to_thread(m.bots[p].act, m.view(p))
+                    self.registry.bot_thinks += 1
                     old = m.version
                     m.submit(p, action, old)
-                    await self._commit(old)
+                    try:
+                        await self._commit(old)
+                    except StaleWrite:
+                        await self._broadcast()
+                        continue
+                    self.registry.bot_steps += 1
                     await self._broadcast()
                 failures = 0
             except ServerError:
@@ -365,7 +525,15 @@ class Hub:
                 if c.role == "table":
                     c.controls = tuple(s for s in c.controls if s != seat)
             await self._presence()
+        await self.announce()
         self.kick_bots()
+
+    async def announce(self) -> None:
+        """Tell the other workers that something besides the version changed (a seat handed to a
+        bot, a revoked token): they re-read the game (the message itself names only the version)."""
+        broker = self.registry.broker
+        if broker is not None:
+            await broker.publish(self.id, self.committed)
 
 
 def view_version(view: Any) -> int:
@@ -384,6 +552,62 @@ class Registry:
         self.seed_factory: SeedFactory = seed_factory or (lambda: None)
         self.hubs: dict[str, Hub] = {}
         self._load_lock = asyncio.Lock()
+        self.broker: Broker | None = None
+        """Set in multi-worker mode (``REBIRTH_REDIS_URL``); None: this process is the only one."""
+        self._heal_task: asyncio.Task[None] | None = None
+        self._heal_now = asyncio.Event()
+        self.bot_thinks = 0
+        """Bot decisions made in this process (a test checks each bot step is thought once)."""
+        self.bot_steps = 0
+        """Bot decisions of this process that were committed."""
+
+    # ------------------------------------------------------------------ several workers
+
+    async def start_workers(self) -> None:
+        """Multi-worker mode: subscribe to the other workers' versions and start the version
+        check that heals lost messages and adopts bot games nobody drives."""
+        from rebirth.server.broker import Broker  # only a multi-worker server needs redis
+
+        self.broker = Broker(self.settings.redis_url, self.settings.redis_prefix, self._notice,
+                             self._heal_now.set)
+        await self.broker.start()
+        self._heal_task = asyncio.get_running_loop().create_task(self._heal_loop())
+
+    def _notice(self, game: str, version: int) -> None:
+        """Fan-out of one Redis message to the hub holding that game (if this worker holds it)."""
+        hub = self.hubs.get(game)
+        if hub is not None:
+            hub.notice(version)
+
+    async def _heal_loop(self) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._heal_now.wait(), self.settings.heal_interval)
+            self._heal_now.clear()
+            try:
+                await self.heal()
+            except Exception:  # the database is away: try again at the next tick
+                log.exception("the version check failed")
+
+    async def heal(self) -> None:
+        """One version check of every unfinished game in memory (one query), a catch-up of
+        those behind; then the bot games nobody drives (a killed worker's) are adopted."""
+        live = {gid: h for gid, h in self.hubs.items() if not h.match.state.is_terminal()}
+        stored = await asyncio.to_thread(self.store.versions, list(live))
+        for gid, hub in live.items():
+            if stored.get(gid, -1) > hub.committed:
+                hub.notice(stored[gid])
+            else:
+                hub.kick_bots()
+        for gid in await asyncio.to_thread(self.store.bot_games):
+            if gid not in self.hubs:
+                try:
+                    adopted = await self.get(gid)
+                except Exception:
+                    log.exception("game %s could not be rebuilt", gid)
+                    continue
+                if adopted is not None:
+                    adopted.kick_bots()
 
     def load_match(self, row: GameRow) -> Match:
         """Rebuild a stored game (synchronous: run it off the loop)."""
@@ -446,7 +670,13 @@ class Registry:
         return hub, toks
 
     async def close(self) -> None:
-        """Stop the bot loops (shutdown)."""
+        """Stop the version check, the Redis connections and the bot loops (shutdown)."""
+        if self._heal_task is not None:
+            self._heal_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._heal_task
+        if self.broker is not None:
+            await self.broker.close()
         for hub in self.hubs.values():
             if hub.bot_task is not None:
                 hub.bot_task.cancel()
