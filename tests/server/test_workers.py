@@ -7,6 +7,7 @@ Rules checked along the way: every game is played to its end (E-1 scoring throug
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,7 @@ from canaries import SEED_CANARY, canary_game, hidden_card_ids
 from rebirth.engine.game import Game
 from rebirth.engine.records import replay
 from rebirth.server.hub import Hub, Registry
-from rebirth.server.store import Store
+from rebirth.server.store import StaleWrite, Step, Store
 from server import kit
 from server.workerkit import RedisServer, Sock, database, free_port, prefix, redis_server, worker
 
@@ -397,3 +399,83 @@ def test_serve_with_workers_serves_games_from_every_worker(tmp_path: Path, n: in
         finally:
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(30)
+
+
+def test_the_log_takes_one_writer_per_version(tmp_path: Path) -> None:
+    """Two stores (two workers) append the same version: one wins, the other gets StaleWrite
+    and writes nothing; a writer that is behind is refused too."""
+    with database() as db, worker_store(db) as (s1, s2):
+        with kit.client(tmp_path, database_url=db) as c:
+            gid = kit.new_game(c, board="ireland", players=2, seats=HUMANS)["game"]
+        s1.append(gid, [Step(1, 0, "A1")], 1, False)
+        with pytest.raises(StaleWrite):
+            s2.append(gid, [Step(1, 1, "B2")], 1, False)
+        with pytest.raises(StaleWrite):  # behind: the game is at 1, not at 4
+            s2.append(gid, [Step(5, 1, "B2")], 5, False)
+        assert s2.steps(gid) == [Step(1, 0, "A1")] and s2.versions([gid]) == {gid: 1}
+        # Only after version 1 may version 2 be written (and it is, from either worker).
+        s2.append(gid, [Step(2, 1, "B2")], 2, False)
+        assert s1.catch_up(gid, 1) == (2, ["human", "human"], [Step(2, 1, "B2")])
+
+
+@contextlib.contextmanager
+def worker_store(db: str) -> Iterator[tuple[Store, Store]]:
+    s1, s2 = Store(db), Store(db)
+    try:
+        yield s1, s2
+    finally:
+        s1.close()
+        s2.close()
+
+
+def test_a_worker_that_lost_the_race_catches_up_and_answers_stale(tmp_path: Path) -> None:
+    """Seat 0 on two devices, one per worker; worker B misses the notification and (as in a
+    race) does not catch up before acting: its commit loses, its device gets ``stale_version``
+    and the winning step, and the log holds exactly the winner's step."""
+    with database() as db, redis_server() as r:
+        pfx = prefix()
+        with worker(tmp_path, db, r, pfx, heal_interval=600) as a, \
+                worker(tmp_path, db, r, pfx, heal_interval=600) as b:
+            g = kit.new_game(a, board="ireland", players=2, seats=HUMANS)
+            gid = g["game"]
+            tok = kit.token(g["links"]["seats"][0]["url"])
+            path = f"/ws/games/{gid}"
+            with a.websocket_connect(path) as wa, b.websocket_connect(path) as wb:
+                da, db_ = Sock(wa, "a"), Sock(wb, "b")
+                da.hello(tok)
+                db_.hello(tok)
+                hb = hub(b, gid)
+                registry(b).broker.on_notice = lambda game, version: None  # type: ignore[union-attr]
+
+                async def no_catch_up() -> bool:
+                    return False
+
+                hb._catch_up_or_rebuild = no_catch_up  # type: ignore[method-assign]
+                won = da.act_first()
+                assert won["type"] == "update" and hb.committed == 0
+                db_.ws.send_json({"type": "act", "action": db_.view["legal_actions"][0], "version": 0})
+                # The winning step (broadcast by the catch-up) and the clear stale answer.
+                db_.until(lambda: bool(db_.errors) and db_.version >= da.version)
+                assert [e["code"] for e in db_.errors] == ["stale_version"], db_.errors
+                assert db_.version == da.version and hb.committed == da.version
+                assert db_.view["history"] == da.view["history"]
+            steps = check_log(db, gid)
+            assert len(steps) == da.version
+
+
+def test_a_link_revoked_on_one_worker_is_closed_on_the_other(tmp_path: Path) -> None:
+    with database() as db, redis_server() as r:
+        pfx = prefix()
+        with worker(tmp_path, db, r, pfx, heal_interval=600) as a, \
+                worker(tmp_path, db, r, pfx, heal_interval=600) as b:
+            g = kit.new_game(a, board="ireland", players=2, seats=HUMANS)
+            gid = g["game"]
+            tok, admin = kit.token(g["links"]["seats"][1]["url"]), kit.token(g["links"]["admin"])
+            with b.websocket_connect(f"/ws/games/{gid}") as w:
+                s = Sock(w)
+                s.hello(tok)
+                res = a.post(f"/api/games/{gid}/seats/1/revoke", headers={"Authorization": f"Bearer {admin}"})
+                assert res.status_code == 200
+                s.until(lambda: bool(s.errors))
+                assert s.errors[-1]["code"] == "revoked"
+                assert not hub(b, gid).conns
