@@ -478,4 +478,7 @@ def test_a_link_revoked_on_one_worker_is_closed_on_the_other(tmp_path: Path) -> 
                 assert res.status_code == 200
                 s.until(lambda: bool(s.errors))
                 assert s.errors[-1]["code"] == "revoked"
-                assert not hub(b, gid).conns
+                deadline = time.monotonic() + 5
+                while hub(b, gid).conns:  # the socket is closed right after its last frame
+                    assert time.monotonic() < deadline
+                    time.sleep(0.01)
