@@ -429,7 +429,7 @@ def worker_store(db: str) -> Iterator[tuple[Store, Store]]:
 
 
 def test_a_worker_that_lost_the_race_catches_up_and_answers_stale(tmp_path: Path) -> None:
-    """Seat 0 on two devices, one per worker; worker B misses the notification and (as in a
+    """The first seat on two devices, one per worker; worker B misses the notification and (as in a
     race) does not catch up before acting: its commit loses, its device gets ``stale_version``
     and the winning step, and the log holds exactly the winner's step."""
     with database() as db, redis_server() as r:
@@ -438,7 +438,9 @@ def test_a_worker_that_lost_the_race_catches_up_and_answers_stale(tmp_path: Path
                 worker(tmp_path, db, r, pfx, heal_interval=600) as b:
             g = kit.new_game(a, board="ireland", players=2, seats=HUMANS)
             gid = g["game"]
-            tok = kit.token(g["links"]["seats"][0]["url"])
+            # The two devices belong to the seat that is to move first.
+            first = hub(a, gid).match.state.current_player
+            tok = kit.token(g["links"]["seats"][first]["url"])
             path = f"/ws/games/{gid}"
             with a.websocket_connect(path) as wa, b.websocket_connect(path) as wb:
                 da, db_ = Sock(wa, "a"), Sock(wb, "b")
