@@ -156,6 +156,7 @@ class Hub:
         """Versions this worker published itself (their echo needs no catch-up)."""
         self._follow_task: asyncio.Task[None] | None = None
         self._again = False
+        self._recheck = False
 
     @property
     def multi(self) -> bool:
@@ -388,6 +389,9 @@ class Hub:
             return
         if version < self.committed:
             return
+        if version == self.committed:
+            # No new step: an announcement (a seat handed to a bot, a revoked link).
+            self._recheck = True
         if self._follow_task is not None and not self._follow_task.done():
             self._again = True
             return
@@ -403,7 +407,9 @@ class Hub:
                         await self._broadcast()
                         if presence != [s.kind for s in self.match.seats]:
                             await self._presence()
-                    await self._drop_revoked()
+                    if self._recheck:
+                        self._recheck = False
+                        await self._drop_revoked()
             except Exception:  # the database is down: the next notice or version check retries
                 log.exception("game %s: catching up failed", self.id)
                 return

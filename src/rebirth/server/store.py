@@ -324,11 +324,14 @@ class Store:
         """What another worker may have changed: the game's version, its seat kinds (a seat
         handed to a bot) and the logged steps after ``after`` — read in one transaction."""
         with self.engine.connect() as c:
-            version = c.execute(select(games.c.version).where(games.c.id == game_id)).scalar_one()
-            kinds = [r.kind for r in c.execute(select(seats.c.kind).where(seats.c.game == game_id)
-                                                .order_by(seats.c.seat))]
+            # One round trip when nothing is new (the usual case before an action).
+            rows = c.execute(select(games.c.version, seats.c.kind).join(seats, seats.c.game == games.c.id)
+                             .where(games.c.id == game_id).order_by(seats.c.seat)).all()
+            if not rows:
+                raise KeyError(game_id)
+            version = int(rows[0].version)
             steps = _steps(c, game_id, after) if version > after else []
-        return int(version), kinds, steps
+        return version, [r.kind for r in rows], steps
 
     def versions(self, game_ids: list[str]) -> dict[str, int]:
         """The stored version of each of ``game_ids`` (one query, whatever their number)."""
