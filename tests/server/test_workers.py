@@ -484,3 +484,38 @@ def test_a_link_revoked_on_one_worker_is_closed_on_the_other(tmp_path: Path) -> 
                 while hub(b, gid).conns:  # the socket is closed right after its last frame
                     assert time.monotonic() < deadline
                     time.sleep(0.01)
+
+
+def test_a_seat_online_on_another_worker_is_not_handed_to_a_bot(tmp_path: Path) -> None:
+    """The hand-over (a leaver's seat to a bot) asks every worker: refused while the seat has a
+    device on the other worker; once it left, the bot plays it — and the other worker knows."""
+    with database() as db, redis_server() as r:
+        pfx = prefix()
+        with worker(tmp_path, db, r, pfx) as a, worker(tmp_path, db, r, pfx) as b:
+            g = kit.new_game(a, board="ireland", players=2, seats=HUMANS)
+            gid = g["game"]
+            toks = [kit.token(s["url"]) for s in g["links"]["seats"]]
+            auth = {"Authorization": f"Bearer {toks[0]}"}
+            with a.websocket_connect(f"/ws/games/{gid}") as w0:
+                s0 = Sock(w0)
+                s0.hello(toks[0])
+                with b.websocket_connect(f"/ws/games/{gid}") as w1:
+                    Sock(w1).hello(toks[1])
+                    res = a.post(f"/api/games/{gid}/seats/1/bot", headers=auth)
+                    assert res.status_code == 409 and res.json()["error"]["code"] == "still_online"
+                deadline = time.monotonic() + 10
+                while (res := a.post(f"/api/games/{gid}/seats/1/bot", headers=auth)).status_code != 200:
+                    assert time.monotonic() < deadline, res.text
+                    time.sleep(0.05)
+                deadline = time.monotonic() + 10
+                while hub(b, gid).match.seats[1].kind == "human":
+                    assert time.monotonic() < deadline, "worker B did not learn of the hand-over"
+                    time.sleep(0.02)
+                # The game goes on with the bot for seat 1 (driven by exactly one worker).
+                while True:
+                    s0.until(lambda: s0.over or s0.to_move(0), timeout=30)
+                    if s0.over:
+                        break
+                    assert s0.act_first()["type"] != "error"
+            steps = check_log(db, gid)
+            assert len(steps) == s0.version

@@ -17,6 +17,8 @@ import contextlib
 import json
 import logging
 import random
+import secrets
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +30,9 @@ BACKOFF_MIN = 0.1
 BACKOFF_MAX = 5.0
 SOCKET_TIMEOUT = 1.0
 """Seconds before a Redis call gives up: a stuck Redis must never hold a move."""
+
+MAX_SEATS = 8
+"""More seats than any board has (a worker clears all its marks of a game at once)."""
 
 Notice = Callable[[str, int], None]
 """Called with (game id, version) for every message received."""
@@ -53,7 +58,10 @@ class Broker:
 
     def __init__(self, url: str, prefix: str, on_notice: Notice, on_reconnect: Callable[[], None]) -> None:
         self.url = url
+        self.prefix = prefix
         self.channel = f"{prefix}versions"
+        self.worker = secrets.token_hex(6)
+        """This process among the workers (random: names nothing but itself)."""
         self.on_notice = on_notice
         self.on_reconnect = on_reconnect
         self.connected = False
@@ -79,6 +87,42 @@ class Broker:
             await self._pub.publish(self.channel, json.dumps({"game": game, "version": version}))
         except Exception as exc:  # Redis down: the version check heals what is missed
             log.warning("publishing game %s version %d failed: %s", game, version, exc)
+
+    # ------------------------------------------------------------------ presence
+
+    def _presence_key(self, game: str) -> str:
+        return f"{self.prefix}online:{game}"
+
+    async def mark_online(self, game: str, seats: list[int], ttl: float) -> None:
+        """The seats this worker has a device of, for ``ttl`` seconds (refreshed by the version
+        check; a killed worker's marks expire). A sorted set per game: member ``worker:seat``,
+        score its expiry. Public facts only (who is online is shown to every seat)."""
+        key = self._presence_key(game)
+        try:
+            pipe = self._pub.pipeline(transaction=True)
+            pipe.zremrangebyscore(key, "-inf", time.time())
+            pipe.zrem(key, *[f"{self.worker}:{s}" for s in range(MAX_SEATS)])
+            if seats:
+                pipe.zadd(key, {f"{self.worker}:{s}": time.time() + ttl for s in seats})
+            pipe.expire(key, max(1, int(ttl) + 1))
+            await pipe.execute()
+        except Exception as exc:  # presence is advisory: a lost mark only weakens the hand-over check
+            log.warning("presence of game %s not stored: %s", game, exc)
+
+    async def online_elsewhere(self, game: str) -> set[int] | None:
+        """The seats other workers have a device of (None: Redis cannot say now)."""
+        try:
+            members = await self._pub.zrangebyscore(self._presence_key(game), time.time(), "+inf")
+        except Exception as exc:
+            log.warning("presence of game %s not readable: %s", game, exc)
+            return None
+        out = set()
+        for m in members:
+            text = m.decode() if isinstance(m, bytes) else str(m)
+            worker, _, seat = text.partition(":")
+            if worker != self.worker and seat.isdigit():
+                out.add(int(seat))
+        return out
 
     async def _listen(self) -> None:
         backoff = BACKOFF_MIN

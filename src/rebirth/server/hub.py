@@ -220,6 +220,7 @@ class Hub:
             await c.send(self._sync_frame(c, since))
             if self.online() != before:
                 await self._presence()
+                await self.mark_online()
 
     async def leave(self, c: Conn) -> None:
         """A socket closed."""
@@ -235,6 +236,7 @@ class Hub:
                     self.offline_since[s] = now
             if after != before:
                 await self._presence()
+                await self.mark_online()
 
     async def claim(self, c: Conn, seat: int) -> None:
         """Hot-seat: the player to move took the device; it gets that seat's sync only."""
@@ -521,6 +523,11 @@ class Hub:
                 raise ApiError(409, "not_human")
             if self.online()[seat] or time.monotonic() - self.offline_since[seat] < grace:
                 raise ApiError(409, "still_online")
+            if self.registry.broker is not None:
+                # A device of that seat may be connected to another worker.
+                elsewhere = await self.registry.broker.online_elsewhere(self.id)
+                if elsewhere is None or seat in elsewhere:
+                    raise ApiError(409, "still_online")
             await asyncio.to_thread(self.store.set_kind, self.id, seat, HANDOVER_BOT)
             m.seats[seat] = Seat(m.seats[seat].name, HANDOVER_BOT)
             m.bots[seat] = make_bot(HANDOVER_BOT, self.game, seat, bot_seed(None, seat))
@@ -533,6 +540,13 @@ class Hub:
             await self._presence()
         await self.announce()
         self.kick_bots()
+
+    async def mark_online(self) -> None:
+        """Tell the other workers which seats have a device here (multi-worker mode)."""
+        broker = self.registry.broker
+        if broker is not None:
+            seats = [s for s, on in enumerate(self.online()) if on]
+            await broker.mark_online(self.id, seats, self.registry.presence_ttl)
 
     async def announce(self) -> None:
         """Tell the other workers that something besides the version changed (a seat handed to a
@@ -562,6 +576,8 @@ class Registry:
         """Set in multi-worker mode (``REBIRTH_REDIS_URL``); None: this process is the only one."""
         self._heal_task: asyncio.Task[None] | None = None
         self._heal_now = asyncio.Event()
+        self.presence_ttl = max(5.0, 3 * settings.heal_interval)
+        """Seconds a worker's presence marks last unless the version check refreshes them."""
         self.bot_thinks = 0
         """Bot decisions made in this process (a test checks each bot step is thought once)."""
         self.bot_steps = 0
@@ -599,6 +615,9 @@ class Registry:
         """One version check of every unfinished game in memory (one query), a catch-up of
         those behind; then the bot games nobody drives (a killed worker's) are adopted."""
         live = {gid: h for gid, h in self.hubs.items() if not h.match.state.is_terminal()}
+        for h in live.values():
+            if h.conns:
+                await h.mark_online()
         stored = await asyncio.to_thread(self.store.versions, list(live))
         for gid, hub in live.items():
             if stored.get(gid, -1) > hub.committed:
