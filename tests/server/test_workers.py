@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -209,6 +210,13 @@ def test_nothing_secret_crosses_redis(tmp_path: Path) -> None:
                     a.post(f"/api/games/{gid}/seats/1/bot", headers={"Authorization": f"Bearer {toks[0]}"})
                     time.sleep(0.5)
                     secret = hub(a, gid).match.snapshot()
+                    # What is stored in Redis besides the channel: only presence marks.
+                    peek = redis.Redis.from_url(r.url, decode_responses=True)
+                    keys = {str(k) for k in peek.keys("*")}
+                    assert keys <= {f"{pfx}online:{gid}"}, keys
+                    marks = [str(m) for k in keys for m in peek.zrange(k, 0, -1)]
+                    peek.close()
+                    assert all(re.fullmatch(r"[0-9a-f]{12}:[0-3]", m) for m in marks), marks
         finally:
             stop.set()
             t.join()
