@@ -7,6 +7,7 @@ Rules checked along the way: every game is played to its end (E-1 scoring throug
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -28,6 +29,7 @@ from fastapi.testclient import TestClient
 from canaries import SEED_CANARY, canary_game, hidden_card_ids
 from rebirth.engine.game import Game
 from rebirth.engine.records import replay
+from rebirth.server.broker import Broker
 from rebirth.server.hub import Hub, Registry
 from rebirth.server.store import StaleWrite, Step, Store
 from server import kit
@@ -156,6 +158,11 @@ def test_redis_killed_mid_game_and_restarted_play_goes_on(tmp_path: Path) -> Non
                 while not (registry(a).broker.connected and registry(b).broker.connected):  # type: ignore[union-attr]
                     assert time.monotonic() < deadline, "the workers did not resubscribe"
                     time.sleep(0.05)
+                # From now on only Redis carries the moves (no version check within the test):
+                # the publishers reconnected too.
+                for c in (a, b):
+                    registry(c).settings.heal_interval = 600
+                time.sleep(0.5)
                 play_two(socks)
                 final = socks[0].version
                 for s in socks:
@@ -527,3 +534,29 @@ def test_a_seat_online_on_another_worker_is_not_handed_to_a_bot(tmp_path: Path) 
                     assert s0.act_first()["type"] != "error"
             steps = check_log(db, gid)
             assert len(steps) == s0.version
+
+
+def test_the_broker_resubscribes_and_publishes_again_after_a_redis_restart() -> None:
+    got: list[tuple[str, int]] = []
+
+    async def scenario(r: RedisServer) -> Broker:
+        b = Broker(r.url, prefix(), lambda g, v: got.append((g, v)), lambda: got.append(("caught up", 0)))
+        await b.start()
+        await b.publish("g", 1)
+        await asyncio.sleep(0.2)
+        r.stop()
+        await asyncio.sleep(0.3)
+        await b.publish("g", 2)  # Redis is away: lost (the version check heals it)
+        r.start()
+        deadline = time.monotonic() + 10
+        while not b.connected:
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.02)
+        await b.publish("g", 3)
+        await asyncio.sleep(0.3)
+        await b.close()
+        return b
+
+    with redis_server() as r:
+        b = asyncio.run(scenario(r))
+    assert got == [("g", 1), ("caught up", 0), ("g", 3)] and b.reconnects == 1

@@ -83,10 +83,17 @@ class Broker:
         """Say that ``game`` is at ``version`` (lossy: a failure is logged and healed later)."""
         if not self.connected:
             return
-        try:
-            await self._pub.publish(self.channel, json.dumps({"game": game, "version": version}))
-        except Exception as exc:  # Redis down: the version check heals what is missed
-            log.warning("publishing game %s version %d failed: %s", game, version, exc)
+        msg = json.dumps({"game": game, "version": version})
+        for attempt in (0, 1):
+            try:
+                await self._pub.publish(self.channel, msg)
+                return
+            except Exception as exc:  # Redis down: the version check heals what is missed
+                # A pooled connection from before a Redis restart is dead: one more try on a new one.
+                with contextlib.suppress(Exception):
+                    await self._pub.connection_pool.disconnect()
+                if attempt:
+                    log.warning("publishing game %s version %d failed: %s", game, version, exc)
 
     # ------------------------------------------------------------------ presence
 
@@ -97,6 +104,8 @@ class Broker:
         """The seats this worker has a device of, for ``ttl`` seconds (refreshed by the version
         check; a killed worker's marks expire). A sorted set per game: member ``worker:seat``,
         score its expiry. Public facts only (who is online is shown to every seat)."""
+        if not self.connected:
+            return  # Redis is away: the marks expire, the hand-over is refused meanwhile
         key = self._presence_key(game)
         try:
             pipe = self._pub.pipeline(transaction=True)
@@ -111,6 +120,8 @@ class Broker:
 
     async def online_elsewhere(self, game: str) -> set[int] | None:
         """The seats other workers have a device of (None: Redis cannot say now)."""
+        if not self.connected:
+            return None
         try:
             members = await self._pub.zrangebyscore(self._presence_key(game), time.time(), "+inf")
         except Exception as exc:
@@ -140,6 +151,9 @@ class Broker:
                     self.reconnects += 1
                     log.info("Redis subscription back (reconnect %d); catching up every game",
                              self.reconnects)
+                    # The publisher's pooled connections died with the old Redis.
+                    with contextlib.suppress(Exception):
+                        await self._pub.connection_pool.disconnect()
                     # Whatever was published while we were away is lost: read it from the database.
                     self.on_reconnect()
                 while True:
