@@ -560,3 +560,60 @@ def test_the_broker_resubscribes_and_publishes_again_after_a_redis_restart() -> 
     with redis_server() as r:
         b = asyncio.run(scenario(r))
     assert got == [("g", 1), ("caught up", 0), ("g", 3)] and b.reconnects == 1
+
+
+def test_a_player_of_a_killed_serve_process_carries_on_at_the_other_worker(tmp_path: Path) -> None:
+    """SIGKILL of a real ``rebirth serve`` worker mid-game: its player reconnects to the other
+    worker and every action the killed worker acknowledged is there."""
+    from websockets.sync.client import connect
+
+    with database() as db, redis_server() as r:
+        pfx = prefix()
+        port = free_port()
+        proc = _serve(port, db, r, pfx)
+        try:
+            _up(port)
+            body = {"board": "ireland", "players": 2, "seats": [{"kind": "human"}, {"kind": "easy"}]}
+            res = httpx.post(f"http://127.0.0.1:{port}/api/games", json=body, timeout=10)
+            assert res.status_code == 201, res.text
+            g = res.json()
+            gid, tok = g["game"], kit.token(g["links"]["seats"][0]["url"])
+            acked: list[str] = []
+            with connect(f"ws://127.0.0.1:{port}/ws/games/{gid}") as ws:
+                ws.send(json.dumps({"type": "hello", "token": tok, "since": -1}))
+                view: dict[str, Any] = {}
+                while len(acked) < 5:
+                    if not (view and view["phase"] != "end" and view["current_player"] == 0
+                            and view["legal_actions"]):
+                        msg = json.loads(ws.recv(timeout=30))
+                        view = msg.get("view", view)
+                    else:
+                        version = len(view["history"])
+                        action = view["legal_actions"][0]
+                        ws.send(json.dumps({"type": "act", "action": action, "version": version}))
+                        while True:
+                            ans = json.loads(ws.recv(timeout=30))
+                            if ans["type"] == "update" and ans["version"] > version:
+                                break
+                            assert ans["type"] != "error", ans
+                        view = ans["view"]
+                        acked.append(view["history"][version]["action"])
+                        acked_version = ans["version"]
+                proc.send_signal(signal.SIGKILL)
+                proc.wait(10)
+            with worker(tmp_path, db, r, pfx) as b, b.websocket_connect(f"/ws/games/{gid}") as w:
+                human = Sock(w)
+                sync = human.hello(tok, since=acked_version)
+                assert sync["version"] >= acked_version
+                mine = [e["action"] for e in human.view["history"] if e.get("seat") == 0]
+                assert mine[:len(acked)] == acked
+                while True:
+                    human.until(lambda: human.over or human.to_move(0), timeout=30)
+                    if human.over:
+                        break
+                    assert human.act_first()["type"] != "error"
+            assert len(check_log(db, gid)) == human.version
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
