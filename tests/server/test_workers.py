@@ -464,7 +464,7 @@ def test_a_worker_that_lost_the_race_catches_up_and_answers_stale(tmp_path: Path
                 hb = hub(b, gid)
                 registry(b).broker.on_notice = lambda game, version: None  # type: ignore[union-attr]
 
-                async def no_catch_up() -> bool:
+                async def no_catch_up(strict: bool = True) -> bool:
                     return False
 
                 hb._catch_up_or_rebuild = no_catch_up  # type: ignore[method-assign]

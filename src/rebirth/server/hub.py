@@ -204,7 +204,7 @@ class Hub:
         """A device said hello with a valid token: it gets its sync."""
         async with self.lock:
             if self.multi:
-                await self._catch_up_or_rebuild()
+                await self._catch_up_or_rebuild(strict=False)
             if c in self.conns:
                 self.conns.remove(c)
             c.role, c.token_hash = tok.role, token_hash
@@ -359,13 +359,21 @@ class Hub:
             raise ValueError(f"game {self.id}: the log ends at {m.version}, the game is at {version}")
         return changed
 
-    async def _catch_up_or_rebuild(self) -> bool:
+    async def _catch_up_or_rebuild(self, strict: bool = True) -> bool:
+        """:meth:`catch_up`, rebuilding from the log when it does not continue the match. The
+        database unreachable: ``strict`` (before a step) raises :class:`ServerError` — no step
+        is taken on a state that may be old; otherwise the local state is kept (a sync)."""
         try:
             return await self.catch_up()
         except ValueError:
             log.exception("game %s: the log does not continue this match; rebuilding", self.id)
             await self._rebuild()
             return True
+        except Exception as exc:
+            log.warning("game %s: catching up failed: %s", self.id, exc)
+            if strict:
+                raise ServerError from exc
+            return False
 
     def _take_kinds(self, kinds: list[str]) -> bool:
         """Seats another worker handed to a bot."""
