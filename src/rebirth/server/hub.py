@@ -217,10 +217,13 @@ class Hub:
                 c.seat, c.controls = None, ()
             before = self.online()
             self.conns.append(c)
-            await c.send(self._sync_frame(c, since))
-            if self.online() != before:
-                await self._presence()
+            changed = self.online() != before
+            if changed:
+                # Marked before the sync: once a device has its sync, no worker hands its seat over.
                 await self.mark_online()
+            await c.send(self._sync_frame(c, since))
+            if changed:
+                await self._presence()
 
     async def leave(self, c: Conn) -> None:
         """A socket closed."""
@@ -632,15 +635,26 @@ class Registry:
                 hub.notice(stored[gid])
             else:
                 hub.kick_bots()
+        await self.adopt()
+
+    async def adopt(self) -> None:
+        """Load the unfinished bot games nobody drives (their bot lock is free: a killed
+        worker's, or after a restart) and let their bots carry on. A game whose lock another
+        worker holds stays there: each bot game is in the memory of one worker (plus those of
+        workers with a connection to it)."""
         for gid in await asyncio.to_thread(self.store.bot_games):
-            if gid not in self.hubs:
-                try:
-                    adopted = await self.get(gid)
-                except Exception:
-                    log.exception("game %s could not be rebuilt", gid)
-                    continue
+            if gid in self.hubs or not await asyncio.to_thread(self.store.try_bot_lock, gid):
+                continue
+            adopted: Hub | None = None
+            try:
+                adopted = await self.get(gid)
                 if adopted is not None:
-                    adopted.kick_bots()
+                    adopted.kick_bots()  # its bot task holds the lock on (already ours)
+            except Exception:
+                log.exception("game %s could not be rebuilt", gid)
+            finally:
+                if adopted is None or adopted.bot_task is None or adopted.bot_task.done():
+                    await asyncio.to_thread(self.store.release_bot_lock, gid)
 
     def load_match(self, row: GameRow) -> Match:
         """Rebuild a stored game (synchronous: run it off the loop)."""
@@ -665,7 +679,11 @@ class Registry:
             return hub
 
     async def load_all(self) -> None:
-        """On start: rebuild every unfinished game and let its bots carry on."""
+        """On start: rebuild every unfinished game and let its bots carry on (several workers:
+        only the bot games nobody drives — the others are loaded when a device connects)."""
+        if self.broker is not None:
+            await self.adopt()
+            return
         for gid in await asyncio.to_thread(self.store.game_ids, "playing"):
             try:
                 hub = await self.get(gid)
