@@ -617,3 +617,31 @@ def test_a_player_of_a_killed_serve_process_carries_on_at_the_other_worker(tmp_p
             if proc.poll() is None:
                 proc.kill()
                 proc.wait(10)
+
+
+def test_presence_is_shared_between_workers(tmp_path: Path) -> None:
+    """Each page sees the other seat online although its device is on the other worker, and
+    offline once it left."""
+    with database() as db, redis_server() as r:
+        pfx = prefix()
+        with worker(tmp_path, db, r, pfx, heal_interval=600) as a, \
+                worker(tmp_path, db, r, pfx, heal_interval=600) as b:
+            g = kit.new_game(a, board="ireland", players=2, seats=HUMANS)
+            gid = g["game"]
+            toks = [kit.token(s["url"]) for s in g["links"]["seats"]]
+            with a.websocket_connect(f"/ws/games/{gid}") as w0:
+                s0 = Sock(w0)
+                assert s0.hello(toks[0])["online"] == [True, False]
+                online: list[bool] = []
+
+                def saw(want: list[bool]) -> bool:
+                    return online == want
+
+                with b.websocket_connect(f"/ws/games/{gid}") as w1:
+                    assert Sock(w1).hello(toks[1])["online"] == [True, True]
+                    while not saw([True, True]):
+                        msg = s0.read()
+                        online = msg.get("online", online)
+                while not saw([True, False]):
+                    msg = s0.read()
+                    online = msg.get("online", online)

@@ -157,6 +157,9 @@ class Hub:
         self._follow_task: asyncio.Task[None] | None = None
         self._again = False
         self._recheck = False
+        self.remote_online: set[int] = set()
+        """Seats with a device on another worker (several workers; refreshed on announcements
+        and by the version check)."""
 
     @property
     def multi(self) -> bool:
@@ -169,14 +172,19 @@ class Hub:
 
     # ------------------------------------------------------------------ reading
 
-    def online(self) -> list[bool]:
-        """Per seat: is a device of that seat connected (a table counts for its seats)."""
+    def local_online(self) -> list[bool]:
+        """Per seat: is a device of that seat connected to this worker (a table counts for its
+        seats)."""
         out = [False] * self.game.players
         for c in self.conns:
             if c.role in ("seat", "table"):
                 for s in c.controls:
                     out[s] = True
         return out
+
+    def online(self) -> list[bool]:
+        """Per seat: is a device of that seat connected here or (several workers) elsewhere."""
+        return [on or s in self.remote_online for s, on in enumerate(self.local_online())]
 
     def summary(self) -> dict[str, Any]:
         """The public summary (``GET /api/games/{id}``)."""
@@ -205,6 +213,7 @@ class Hub:
         async with self.lock:
             if self.multi:
                 await self._catch_up_or_rebuild(strict=False)
+                await self.refresh_remote()
             if c in self.conns:
                 self.conns.remove(c)
             c.role, c.token_hash = tok.role, token_hash
@@ -215,12 +224,12 @@ class Hub:
                 c.controls = tuple(i for i, s in enumerate(self.match.seats) if s.kind == HUMAN)
             else:
                 c.seat, c.controls = None, ()
-            before = self.online()
+            before = self.local_online()
             self.conns.append(c)
-            changed = self.online() != before
+            changed = self.local_online() != before
             if changed:
                 # Marked before the sync: once a device has its sync, no worker hands its seat over.
-                await self.mark_online()
+                await self.presence_changed()
             await c.send(self._sync_frame(c, since))
             if changed:
                 await self._presence()
@@ -230,16 +239,16 @@ class Hub:
         async with self.lock:
             if c not in self.conns:
                 return
-            before = self.online()
+            before = self.local_online()
             self.conns.remove(c)
-            after = self.online()
+            after = self.local_online()
             now = time.monotonic()
             for s in range(self.game.players):
                 if before[s] and not after[s]:
                     self.offline_since[s] = now
             if after != before:
                 await self._presence()
-                await self.mark_online()
+                await self.presence_changed()
 
     async def claim(self, c: Conn, seat: int) -> None:
         """Hot-seat: the player to move took the device; it gets that seat's sync only."""
@@ -423,6 +432,7 @@ class Hub:
                     if self._recheck:
                         self._recheck = False
                         await self._drop_revoked()
+                        await self.refresh_remote()
             except Exception:  # the database is down: the next notice or version check retries
                 log.exception("game %s: catching up failed", self.id)
                 return
@@ -532,7 +542,7 @@ class Hub:
             m = self.match
             if m.seats[seat].kind != HUMAN:
                 raise ApiError(409, "not_human")
-            if self.online()[seat] or time.monotonic() - self.offline_since[seat] < grace:
+            if self.local_online()[seat] or time.monotonic() - self.offline_since[seat] < grace:
                 raise ApiError(409, "still_online")
             if self.registry.broker is not None:
                 # A device of that seat may be connected to another worker.
@@ -556,8 +566,23 @@ class Hub:
         """Tell the other workers which seats have a device here (multi-worker mode)."""
         broker = self.registry.broker
         if broker is not None:
-            seats = [s for s, on in enumerate(self.online()) if on]
+            seats = [s for s, on in enumerate(self.local_online()) if on]
             await broker.mark_online(self.id, seats, self.registry.presence_ttl)
+
+    async def presence_changed(self) -> None:
+        """A device came or went here: the marks, then a word to the other workers."""
+        await self.mark_online()
+        await self.announce()
+
+    async def refresh_remote(self) -> None:
+        """Re-read which seats have a device on other workers; tell the local ones if it changed."""
+        broker = self.registry.broker
+        if broker is None:
+            return
+        remote = await broker.online_elsewhere(self.id)
+        if remote is not None and remote != self.remote_online:
+            self.remote_online = remote
+            await self._presence()
 
     async def announce(self) -> None:
         """Tell the other workers that something besides the version changed (a seat handed to a
@@ -629,6 +654,8 @@ class Registry:
         for h in live.values():
             if h.conns:
                 await h.mark_online()
+                async with h.lock:
+                    await h.refresh_remote()
         stored = await asyncio.to_thread(self.store.versions, list(live))
         for gid, hub in live.items():
             if stored.get(gid, -1) > hub.committed:
