@@ -219,6 +219,18 @@ class Match:
             out.extend(events)
         return out
 
+    def extend(self, log: Iterable[LogEntry]) -> None:
+        """Re-enter logged steps that follow the current version (a server worker behind the
+        writer catching up) by the one replay, which advances the chance stream as the writer
+        did; raises ReplayError (and keeps the steps before the bad entry)."""
+
+        def keep(step: ReplayedStep) -> None:
+            e = step.entry
+            self.steps.append(Step(self.version, e.seat if isinstance(e, ActionEntry) else None,
+                                   step.events, e.text))
+
+        replay_log(self.state, log, on_step=keep)
+
     def step_bot(self) -> list[Event]:
         """Let the bot to move act once."""
         p = self.state.current_player

@@ -181,6 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "e.g. https://rebirth.example.org behind a proxy")
     serve.add_argument("--forwarded-allow-ips", default=None, metavar="IPS",
                        help="proxies whose X-Forwarded-* headers are trusted (default 127.0.0.1)")
+    serve.add_argument("--workers", type=int_in(1, 64), default=1,
+                       help="worker processes, 1..64 (more than 1 needs REBIRTH_REDIS_URL)")
     return parser
 
 

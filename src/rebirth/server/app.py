@@ -26,6 +26,12 @@ access = logging.getLogger("rebirth.access")
 """One JSON line per HTTP request (method, path, route template, status, ms, client)."""
 
 
+def app_from_env() -> FastAPI:
+    """The app of one worker of ``rebirth serve --workers N`` (uvicorn's factory): its settings
+    come from the ``REBIRTH_*`` environment the command line set."""
+    return create_app(Settings())
+
+
 def create_app(settings: Settings | None = None, *, game_factory: GameFactory | None = None,
                seed_factory: SeedFactory | None = None) -> FastAPI:
     """The server app. ``game_factory``/``seed_factory`` exist for scripted tests (canary cards,
@@ -39,6 +45,9 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
         app.state.registry = registry
         # The table companion: the same authority-and-registry pattern, on the same store.
         app.state.tables = TableRegistry(store)
+        if settings.redis_url:
+            # One worker of several on the same database: Redis tells it when games move on.
+            await registry.start_workers()
         await registry.load_all()
         try:
             yield

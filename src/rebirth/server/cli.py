@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import socket
 import sys
 from urllib.parse import urlsplit
@@ -80,10 +81,16 @@ def run(args: argparse.Namespace) -> int:
     if (why := _port_free(s.host, s.port)) is not None:
         print(f"error: cannot listen on {s.host}:{s.port}: {why}", file=sys.stderr)
         return 2
+    workers = int(getattr(args, "workers", 1) or 1)
+    if workers > 1 and not s.redis_url:
+        print(f"error: --workers {workers} needs REBIRTH_REDIS_URL (redis://host:port/0): the workers "
+              "tell each other through Redis when a game moves on (docs/server.md, \"Several workers\")",
+              file=sys.stderr)
+        return 2
     configure_logging()
-    app = create_app(s)
     urls = listen_urls(s.host, s.port)
-    print(f"Rebirth is running at {urls[0]}  (Ctrl+C stops it)", flush=True)
+    also = f" with {workers} workers" if workers > 1 else ""
+    print(f"Rebirth is running at {urls[0]}{also}  (Ctrl+C stops it)", flush=True)
     for u in urls[1:]:
         print(f"  also at {u}", flush=True)
     if s.public_url:
@@ -93,10 +100,29 @@ def run(args: argparse.Namespace) -> int:
               "with --host 0.0.0.0; behind a proxy, give --public-url", flush=True)
     # Messages above max_message_bytes are answered with ``too_large`` by the app itself;
     # uvicorn's own limit sits well above so that it never cuts a connection first.
-    uvicorn.run(app, host=s.host, port=s.port, ws_max_size=max(1 << 20, 4 * s.max_message_bytes),
-                proxy_headers=True, forwarded_allow_ips=s.forwarded_allow_ips,
-                log_level="info", server_header=False,
-                # The app logs one structured line per request itself (server/app.py); uvicorn's
-                # own access line would add the query string, which must never reach a log.
-                access_log=False)
+    common: dict[str, object] = {
+        "host": s.host, "port": s.port, "log_level": "info", "server_header": False,
+        "ws_max_size": max(1 << 20, 4 * s.max_message_bytes),
+        "proxy_headers": True, "forwarded_allow_ips": s.forwarded_allow_ips,
+        # The app logs one structured line per request itself (server/app.py); uvicorn's
+        # own access line would add the query string, which must never reach a log.
+        "access_log": False}
+    if workers == 1:
+        uvicorn.run(create_app(s), **common)  # type: ignore[arg-type]
+        return 0
+    # Each worker process builds its own app from the environment: the command line's
+    # settings travel there as REBIRTH_* variables.
+    os.environ.update(settings_env(s))
+    uvicorn.run("rebirth.server.app:app_from_env", factory=True, workers=workers,
+                **common)  # type: ignore[arg-type]
     return 0
+
+
+def settings_env(s: Settings) -> dict[str, str]:
+    """The ``REBIRTH_*`` variables that give a worker process exactly these settings."""
+    out = {}
+    for name, value in s.model_dump().items():
+        if name == "database_url":
+            value = s.resolved_database_url()
+        out[f"REBIRTH_{name.upper()}"] = str(value)
+    return out

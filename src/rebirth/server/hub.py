@@ -17,7 +17,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import WebSocket
 
@@ -28,11 +28,14 @@ from rebirth.engine.determinize import preview
 from rebirth.engine.game import Game, Setup
 from rebirth.engine.records import Seat
 from rebirth.engine.replay import LogEntry, ReplayError, logged
-from rebirth.match import HUMAN, Match, NotYourTurnError, bot_seed, restore
+from rebirth.match import HUMAN, Match, NotYourTurnError, StaleVersionError, bot_seed, restore
 from rebirth.server.errors import ApiError, error_frame
 from rebirth.server.metrics import Metrics
 from rebirth.server.settings import Settings
-from rebirth.server.store import GameRow, Step, Store, TokenRow, hash_token
+from rebirth.server.store import GameRow, StaleWrite, Step, Store, TokenRow, hash_token
+
+if TYPE_CHECKING:
+    from rebirth.server.broker import Broker
 
 log = logging.getLogger("rebirth.server")
 
@@ -58,8 +61,6 @@ class ServerError(Exception):
 
 def action_code(exc: ActionError) -> str:
     """The protocol's error code of a refused action."""
-    from rebirth.match import StaleVersionError  # local: keeps the import list short
-
     if isinstance(exc, StaleVersionError):
         return "stale_version"
     if isinstance(exc, NotYourTurnError):
@@ -81,6 +82,21 @@ def rebuild(game: Game, row: GameRow, log_steps: list[Step]) -> Match:
         return restore(game, Setup.from_json(row.setup), row.seed, log, seats)
     except ReplayError as exc:
         raise ValueError(f"game {row.id}: {exc}") from exc
+
+
+def apply_steps(m: Match, log_steps: list[Step], game_id: str) -> None:
+    """Re-enter logged steps after the match's version (a worker that is behind catches up by
+    version) through the engine's one replay, which advances the chance stream as the writer
+    did."""
+    log: list[LogEntry] = []
+    for s in log_steps:
+        if s.seq != m.version + len(log) + 1:
+            raise ValueError(f"game {game_id}: the log jumps from version {m.version + len(log)} to {s.seq}")
+        log.append(logged(s.seat, s.text))
+    try:
+        m.extend(log)
+    except ReplayError as exc:
+        raise ValueError(f"game {game_id}: {exc}") from exc
 
 
 def new_steps(m: Match, old_version: int) -> list[Step]:
@@ -135,6 +151,19 @@ class Hub:
         self.committed = match.version
         """The last version stored: what error messages and summaries report (the match may
         be one step ahead while that step is being committed)."""
+        self._own: set[int] = set()
+        """Versions this worker published itself (their echo needs no catch-up)."""
+        self._follow_task: asyncio.Task[None] | None = None
+        self._again = False
+        self._recheck = False
+        self.remote_online: set[int] = set()
+        """Seats with a device on another worker (several workers; refreshed on announcements
+        and by the version check)."""
+
+    @property
+    def multi(self) -> bool:
+        """Several workers: another one may have moved the game on."""
+        return self.registry.broker is not None
 
     @property
     def store(self) -> Store:
@@ -142,14 +171,19 @@ class Hub:
 
     # ------------------------------------------------------------------ reading
 
-    def online(self) -> list[bool]:
-        """Per seat: is a device of that seat connected (a table counts for its seats)."""
+    def local_online(self) -> list[bool]:
+        """Per seat: is a device of that seat connected to this worker (a table counts for its
+        seats)."""
         out = [False] * self.game.players
         for c in self.conns:
             if c.role in ("seat", "table"):
                 for s in c.controls:
                     out[s] = True
         return out
+
+    def online(self) -> list[bool]:
+        """Per seat: is a device of that seat connected here or (several workers) elsewhere."""
+        return [on or s in self.remote_online for s, on in enumerate(self.local_online())]
 
     def summary(self) -> dict[str, Any]:
         """The public summary (``GET /api/games/{id}``)."""
@@ -176,6 +210,9 @@ class Hub:
     async def join(self, c: Conn, tok: TokenRow, token_hash: str, since: int) -> None:
         """A device said hello with a valid token: it gets its sync."""
         async with self.lock:
+            if self.multi:
+                await self._catch_up_or_rebuild(strict=False)
+                await self.refresh_remote()
             if c in self.conns:
                 self.conns.remove(c)
             c.role, c.token_hash = tok.role, token_hash
@@ -186,10 +223,14 @@ class Hub:
                 c.controls = tuple(i for i, s in enumerate(self.match.seats) if s.kind == HUMAN)
             else:
                 c.seat, c.controls = None, ()
-            before = self.online()
+            before = self.local_online()
             self.conns.append(c)
+            changed = self.local_online() != before
+            if changed:
+                # Marked before the sync: once a device has its sync, no worker hands its seat over.
+                await self.presence_changed()
             await c.send(self._sync_frame(c, since))
-            if self.online() != before:
+            if changed:
                 await self._presence()
 
     async def leave(self, c: Conn) -> None:
@@ -197,15 +238,16 @@ class Hub:
         async with self.lock:
             if c not in self.conns:
                 return
-            before = self.online()
+            before = self.local_online()
             self.conns.remove(c)
-            after = self.online()
+            after = self.local_online()
             now = time.monotonic()
             for s in range(self.game.players):
                 if before[s] and not after[s]:
                     self.offline_since[s] = now
             if after != before:
                 await self._presence()
+                await self.presence_changed()
 
     async def claim(self, c: Conn, seat: int) -> None:
         """Hot-seat: the player to move took the device; it gets that seat's sync only."""
@@ -247,10 +289,19 @@ class Hub:
         metrics = self.registry.metrics
         start = time.perf_counter()
         async with self.lock:
+            if self.multi and await self._catch_up_or_rebuild():
+                # Another worker moved the game on: this connection learns it first.
+                await self._broadcast()
             who = self.acting_seat(c, seat)
             old = self.match.version
             self.match.submit(who, action, version)  # raises and changes nothing when refused
-            await self._commit(old)
+            try:
+                await self._commit(old)
+            except StaleWrite:
+                # Lost the race to another worker: the game was rebuilt from the log; every
+                # local connection gets the steps that won, the sender a stale answer.
+                await self._broadcast()
+                raise StaleVersionError(version, self.match.version) from None
             await self._broadcast()
         metrics.actions.labels("accepted", "human").inc()
         metrics.action_seconds.labels("human").observe(time.perf_counter() - start)
@@ -272,7 +323,11 @@ class Hub:
                 "events": [e.to_json(None) for e in events]}
 
     async def _commit(self, old: int) -> None:
-        """Store the steps after ``old``; if that fails, undo them by rebuilding from the log."""
+        """Store the steps after ``old``; if that fails, undo them by rebuilding from the log.
+
+        Raises :class:`StaleWrite` when another worker stored this game's next step first (the
+        match is then rebuilt from the log, which holds the winner's steps), :class:`ServerError`
+        when the store failed."""
         m = self.match
         steps = new_steps(m, old)
         metrics = self.registry.metrics
@@ -280,13 +335,126 @@ class Hub:
             with metrics.timed(metrics.store_commit_seconds):
                 await asyncio.to_thread(self.store.append, self.id, steps, m.version,
                                         m.state.is_terminal())
+        except StaleWrite:
+            log.info("game %s: another worker stored version %d first; catching up", self.id, old + 1)
+            await self._rebuild()
+            raise
         except Exception as exc:
             metrics.store_failures.inc()
             log.exception("game %s: storing version %d failed; rebuilding from the log", self.id, m.version)
-            self.match = await asyncio.to_thread(self.registry.load_match, self.row)
-            self.committed = self.match.version
+            await self._rebuild()
             raise ServerError from exc
         self.committed = m.version
+        broker = self.registry.broker
+        if broker is not None:
+            self._own.add(m.version)
+            await broker.publish(self.id, m.version)
+
+    async def _rebuild(self) -> None:
+        """The match again from the stored game (its setup, seed, seat kinds and log)."""
+        row = await asyncio.to_thread(self.store.game, self.id)
+        if row is not None:
+            self.row = row
+        self.match = await asyncio.to_thread(self.registry.load_match, self.row)
+        self.committed = self.match.version
+
+    # ------------------------------------------------------------------ several workers
+
+    async def catch_up(self) -> bool:
+        """Read what another worker stored after our version (steps, seats handed to bots) and
+        re-enter it; True when something changed. Call it holding ``self.lock``."""
+        m = self.match
+        version, kinds, steps = await asyncio.to_thread(self.store.catch_up, self.id, m.version)
+        changed = self._take_kinds(kinds)
+        if steps:
+            apply_steps(m, steps, self.id)
+            self.committed = m.version
+            changed = True
+        if version > m.version:
+            raise ValueError(f"game {self.id}: the log ends at {m.version}, the game is at {version}")
+        return changed
+
+    async def _catch_up_or_rebuild(self, strict: bool = True) -> bool:
+        """:meth:`catch_up`, rebuilding from the log when it does not continue the match. The
+        database unreachable: ``strict`` (before a step) raises :class:`ServerError` — no step
+        is taken on a state that may be old; otherwise the local state is kept (a sync)."""
+        try:
+            return await self.catch_up()
+        except ValueError:
+            log.exception("game %s: the log does not continue this match; rebuilding", self.id)
+            await self._rebuild()
+            return True
+        except Exception as exc:
+            log.warning("game %s: catching up failed: %s", self.id, exc)
+            if strict:
+                raise ServerError from exc
+            return False
+
+    def _take_kinds(self, kinds: list[str]) -> bool:
+        """Seats another worker handed to a bot."""
+        m = self.match
+        changed = False
+        for seat, kind in enumerate(kinds):
+            if seat < len(m.seats) and m.seats[seat].kind != kind and kind != HUMAN:
+                m.seats[seat] = Seat(m.seats[seat].name, kind)
+                m.bots[seat] = make_bot(kind, self.game, seat, bot_seed(None, seat))
+                for c in self.conns:
+                    if c.role == "table":
+                        c.controls = tuple(s for s in c.controls if s != seat)
+                changed = True
+        if changed:
+            self.row = GameRow(**{**self.row.__dict__, "kinds": [s.kind for s in m.seats]})
+        return changed
+
+    def notice(self, version: int) -> None:
+        """Redis said the game is at ``version``: catch up from the database (coalesced: one
+        follower task per hub, run again while notices keep coming)."""
+        if version in self._own:
+            self._own = {v for v in self._own if v > version}
+            return
+        if version < self.committed:
+            return
+        if version == self.committed:
+            # No new step: an announcement (a seat handed to a bot, a revoked link).
+            self._recheck = True
+        if self._follow_task is not None and not self._follow_task.done():
+            self._again = True
+            return
+        self._follow_task = asyncio.get_running_loop().create_task(self._follow())
+
+    async def _follow(self) -> None:
+        while True:
+            self._again = False
+            try:
+                async with self.lock:
+                    presence = [s.kind for s in self.match.seats]
+                    if await self._catch_up_or_rebuild():
+                        await self._broadcast()
+                        if presence != [s.kind for s in self.match.seats]:
+                            await self._presence()
+                    if self._recheck:
+                        self._recheck = False
+                        await self._drop_revoked()
+                        await self.refresh_remote()
+            except Exception:  # the database is down: the next notice or version check retries
+                log.exception("game %s: catching up failed", self.id)
+                return
+            self.kick_bots()
+            if not self._again:
+                return
+
+    async def _drop_revoked(self) -> None:
+        """Close the local sockets whose token another worker revoked."""
+        hashes = [c.token_hash for c in self.conns if c.token_hash is not None]
+        if not hashes:
+            return
+        gone = await asyncio.to_thread(self.store.revoked, hashes)
+        for c in list(self.conns):
+            if c.token_hash in gone:
+                await c.send(error_frame("revoked", self.committed))
+                with contextlib.suppress(Exception):
+                    await c.ws.close(code=4001)
+                self.conns.remove(c)
 
     async def _broadcast(self) -> None:
         """Each connection gets the new steps as its seat may see them."""
@@ -317,6 +485,27 @@ class Hub:
             self.bot_task = asyncio.get_running_loop().create_task(self._run_bots())
 
     async def _run_bots(self) -> None:
+        # Several workers: only the one holding the game's bot lock lets its bots think, so
+        # that each bot step is taken once (the conditional write would refuse a second one
+        # anyway). The lock goes with a killed worker's connection; the others' version check
+        # then kicks the bots again.
+        held = False
+        if self.multi:
+            try:
+                held = await asyncio.to_thread(self.store.try_bot_lock, self.id)
+            except Exception:
+                log.exception("game %s: the bot lock could not be taken", self.id)
+                return
+            if not held:
+                return
+        try:
+            await self._bot_loop()
+        finally:
+            if held:
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(asyncio.to_thread(self.store.release_bot_lock, self.id))
+
+    async def _bot_loop(self) -> None:
         failures = 0
         while True:
             m = self.match
@@ -325,6 +514,8 @@ class Hub:
             await asyncio.sleep(self.registry.settings.bot_delay)
             try:
                 async with self.lock:
+                    if self.multi and await self._catch_up_or_rebuild():
+                        await self._broadcast()
                     m = self.match
                     if m.state.is_terminal() or m.is_human_turn():
                         return
@@ -333,9 +524,15 @@ class Hub:
                     start = time.perf_counter()
                     with metrics.timed(metrics.bot_think_seconds):
                         action = await asyncio.to_thread(m.bots[p].act, m.view(p))
+                    self.registry.bot_thinks += 1
                     old = m.version
                     m.submit(p, action, old)
-                    await self._commit(old)
+                    try:
+                        await self._commit(old)
+                    except StaleWrite:
+                        await self._broadcast()
+                        continue
+                    self.registry.bot_steps += 1
                     await self._broadcast()
                 metrics.actions.labels("accepted", "bot").inc()
                 metrics.action_seconds.labels("bot").observe(time.perf_counter() - start)
@@ -353,8 +550,13 @@ class Hub:
             m = self.match
             if m.seats[seat].kind != HUMAN:
                 raise ApiError(409, "not_human")
-            if self.online()[seat] or time.monotonic() - self.offline_since[seat] < grace:
+            if self.local_online()[seat] or time.monotonic() - self.offline_since[seat] < grace:
                 raise ApiError(409, "still_online")
+            if self.registry.broker is not None:
+                # A device of that seat may be connected to another worker.
+                elsewhere = await self.registry.broker.online_elsewhere(self.id)
+                if elsewhere is None or seat in elsewhere:
+                    raise ApiError(409, "still_online")
             await asyncio.to_thread(self.store.set_kind, self.id, seat, HANDOVER_BOT)
             m.seats[seat] = Seat(m.seats[seat].name, HANDOVER_BOT)
             m.bots[seat] = make_bot(HANDOVER_BOT, self.game, seat, bot_seed(None, seat))
@@ -365,7 +567,37 @@ class Hub:
                 if c.role == "table":
                     c.controls = tuple(s for s in c.controls if s != seat)
             await self._presence()
+        await self.announce()
         self.kick_bots()
+
+    async def mark_online(self) -> None:
+        """Tell the other workers which seats have a device here (multi-worker mode)."""
+        broker = self.registry.broker
+        if broker is not None:
+            seats = [s for s, on in enumerate(self.local_online()) if on]
+            await broker.mark_online(self.id, seats, self.registry.presence_ttl)
+
+    async def presence_changed(self) -> None:
+        """A device came or went here: the marks, then a word to the other workers."""
+        await self.mark_online()
+        await self.announce()
+
+    async def refresh_remote(self) -> None:
+        """Re-read which seats have a device on other workers; tell the local ones if it changed."""
+        broker = self.registry.broker
+        if broker is None:
+            return
+        remote = await broker.online_elsewhere(self.id)
+        if remote is not None and remote != self.remote_online:
+            self.remote_online = remote
+            await self._presence()
+
+    async def announce(self) -> None:
+        """Tell the other workers that something besides the version changed (a seat handed to a
+        bot, a revoked token): they re-read the game (the message itself names only the version)."""
+        broker = self.registry.broker
+        if broker is not None:
+            await broker.publish(self.id, self.committed)
 
 
 def view_version(view: Any) -> int:
@@ -386,6 +618,80 @@ class Registry:
         self.seed_factory: SeedFactory = seed_factory or (lambda: None)
         self.hubs: dict[str, Hub] = {}
         self._load_lock = asyncio.Lock()
+        self.broker: Broker | None = None
+        """Set in multi-worker mode (``REBIRTH_REDIS_URL``); None: this process is the only one."""
+        self._heal_task: asyncio.Task[None] | None = None
+        self._heal_now = asyncio.Event()
+        self.presence_ttl = max(5.0, 3 * settings.heal_interval)
+        """Seconds a worker's presence marks last unless the version check refreshes them."""
+        self.bot_thinks = 0
+        """Bot decisions made in this process (a test checks each bot step is thought once)."""
+        self.bot_steps = 0
+        """Bot decisions of this process that were committed."""
+
+    # ------------------------------------------------------------------ several workers
+
+    async def start_workers(self) -> None:
+        """Multi-worker mode: subscribe to the other workers' versions and start the version
+        check that heals lost messages and adopts bot games nobody drives."""
+        from rebirth.server.broker import Broker  # only a multi-worker server needs redis
+
+        self.broker = Broker(self.settings.redis_url, self.settings.redis_prefix, self._notice,
+                             self._heal_now.set)
+        await self.broker.start()
+        self._heal_task = asyncio.get_running_loop().create_task(self._heal_loop())
+
+    def _notice(self, game: str, version: int) -> None:
+        """Fan-out of one Redis message to the hub holding that game (if this worker holds it)."""
+        hub = self.hubs.get(game)
+        if hub is not None:
+            hub.notice(version)
+
+    async def _heal_loop(self) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._heal_now.wait(), self.settings.heal_interval)
+            self._heal_now.clear()
+            try:
+                await self.heal()
+            except Exception:  # the database is away: try again at the next tick
+                log.exception("the version check failed")
+
+    async def heal(self) -> None:
+        """One version check of every unfinished game in memory (one query), a catch-up of
+        those behind; then the bot games nobody drives (a killed worker's) are adopted."""
+        live = {gid: h for gid, h in self.hubs.items() if not h.match.state.is_terminal()}
+        for h in live.values():
+            if h.conns:
+                await h.mark_online()
+                async with h.lock:
+                    await h.refresh_remote()
+        stored = await asyncio.to_thread(self.store.versions, list(live))
+        for gid, hub in live.items():
+            if stored.get(gid, -1) > hub.committed:
+                hub.notice(stored[gid])
+            else:
+                hub.kick_bots()
+        await self.adopt()
+
+    async def adopt(self) -> None:
+        """Load the unfinished bot games nobody drives (their bot lock is free: a killed
+        worker's, or after a restart) and let their bots carry on. A game whose lock another
+        worker holds stays there: each bot game is in the memory of one worker (plus those of
+        workers with a connection to it)."""
+        for gid in await asyncio.to_thread(self.store.bot_games):
+            if gid in self.hubs or not await asyncio.to_thread(self.store.try_bot_lock, gid):
+                continue
+            adopted: Hub | None = None
+            try:
+                adopted = await self.get(gid)
+                if adopted is not None:
+                    adopted.kick_bots()  # its bot task holds the lock on (already ours)
+            except Exception:
+                log.exception("game %s could not be rebuilt", gid)
+            finally:
+                if adopted is None or adopted.bot_task is None or adopted.bot_task.done():
+                    await asyncio.to_thread(self.store.release_bot_lock, gid)
 
     def load_match(self, row: GameRow) -> Match:
         """Rebuild a stored game (synchronous: run it off the loop)."""
@@ -410,7 +716,11 @@ class Registry:
             return hub
 
     async def load_all(self) -> None:
-        """On start: rebuild every unfinished game and let its bots carry on."""
+        """On start: rebuild every unfinished game and let its bots carry on (several workers:
+        only the bot games nobody drives — the others are loaded when a device connects)."""
+        if self.broker is not None:
+            await self.adopt()
+            return
         for gid in await asyncio.to_thread(self.store.game_ids, "playing"):
             try:
                 hub = await self.get(gid)
@@ -448,7 +758,13 @@ class Registry:
         return hub, toks
 
     async def close(self) -> None:
-        """Stop the bot loops (shutdown)."""
+        """Stop the version check, the Redis connections and the bot loops (shutdown)."""
+        if self._heal_task is not None:
+            self._heal_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._heal_task
+        if self.broker is not None:
+            await self.broker.close()
         for hub in self.hubs.values():
             if hub.bot_task is not None:
                 hub.bot_task.cancel()

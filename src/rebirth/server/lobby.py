@@ -143,6 +143,7 @@ async def revoke(game_id: str, seat: int, registry: RegistryDep, hub: GameHub,
     await asyncio.to_thread(registry.store.replace_seat_token, game_id, seat, hash_token(new))
     for h in {h for h in old if h is not None}:
         await hub.close_token(h)
+    await hub.announce()  # other workers close their sockets of the revoked link
     return {"seat": seat, "url": _link(base_url(settings, request), game_id, new)}
 
 

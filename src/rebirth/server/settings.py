@@ -42,6 +42,14 @@ class Settings(BaseSettings):
     """The page's folder; empty: the ``rebirth/web`` folder shipped in the package."""
     offline_grace: float = 30.0
     """Seconds a seat must have been offline before the others may hand it to a bot."""
+    redis_url: str = ""
+    """``redis://host:port/db`` makes this process one worker of several on the same database
+    (docs/server.md, "Several workers"); empty: single-process mode, games only in memory here."""
+    redis_prefix: str = "rebirth:"
+    """The prefix of every Redis key and channel (several servers, or tests, on one Redis)."""
+    heal_interval: float = 2.0
+    """Seconds between two version checks of the games in memory (multi-worker mode): heals
+    lost notifications and takes over the bot games of a worker that died."""
     analysis_worlds: int = Field(default=48, ge=2, le=48)
     """Sampled deals per decision of a post-game analysis (docs/analysis.md; tests: fewer)."""
     public_url: str = ""

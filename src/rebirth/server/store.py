@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -47,8 +48,10 @@ from sqlalchemy import (
     insert,
     inspect,
     select,
+    text,
     update,
 )
+from sqlalchemy.exc import IntegrityError
 
 from rebirth.server.migrate import pending, upgrade
 
@@ -129,6 +132,21 @@ table_entries = Table(
 )
 
 
+class StaleWrite(Exception):
+    """Another writer (another worker) stored this game's next step first: nothing was written."""
+
+
+def game_lock_key(game: str) -> int:
+    """The game's 64-bit PostgreSQL advisory-lock key (signed, as ``bigint`` wants it)."""
+    return int.from_bytes(hashlib.sha256(f"rebirth-game/{game}".encode()).digest()[:8], "big", signed=True)
+
+
+def bot_lock_key(game: str) -> int:
+    """The key of the lock a worker holds while it lets the game's bots think (not the write lock:
+    a human's write must not wait for a bot's thinking)."""
+    return int.from_bytes(hashlib.sha256(f"rebirth-bots/{game}".encode()).digest()[:8], "big", signed=True)
+
+
 def hash_token(token: str) -> str:
     """The stored form of a secret token."""
     return hashlib.sha256(token.encode()).hexdigest()
@@ -201,8 +219,13 @@ class Store:
         # The schema comes from the migrations (server/migrations), applied once under a
         # lock however many workers start together.
         self.revision = upgrade(self.engine)
+        self._lock_guard = threading.Lock()
+        self._lock_conn: Connection | None = None
+        self._held: set[str] = set()
 
     def close(self) -> None:
+        with self._lock_guard:
+            self._drop_lock_conn()
         self.engine.dispose()
 
     @contextmanager
@@ -227,18 +250,29 @@ class Store:
                                        for h, r, s in token_rows])
 
     def append(self, game: str, steps: list[Step], version: int, over: bool) -> None:
-        """Append accepted steps to the log and move the game's version, in one transaction.
+        """Append accepted steps to the log and move the game's version, in one transaction —
+        only if the game is still at the version before the first step (a conditional write).
 
-        ``UNIQUE(game, seq)`` makes a second writer of the same step fail instead of forking
-        the log."""
+        Exactly one writer per game however many workers: on PostgreSQL the transaction takes
+        the game's advisory lock, the version check refuses a writer that is behind, and
+        ``UNIQUE(game, seq)`` makes a second writer of the same step fail instead of forking the
+        log. A lost race raises :class:`StaleWrite` and writes nothing."""
         if not steps:
             return
+        old = steps[0].seq - 1
         now = time.time()
-        with self.tx() as c:
-            c.execute(insert(actions), [{"game": game, "seq": s.seq, "seat": s.seat, "text": s.text,
-                                         "created": now} for s in steps])
-            c.execute(update(games).where(games.c.id == game).values(
-                version=version, status="over" if over else "playing"))
+        try:
+            with self.tx() as c:
+                if not self.is_sqlite:
+                    c.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": game_lock_key(game)})
+                moved = c.execute(update(games).where(games.c.id == game, games.c.version == old).values(
+                    version=version, status="over" if over else "playing")).rowcount
+                if moved != 1:
+                    raise StaleWrite(f"game {game} is no longer at version {old}")
+                c.execute(insert(actions), [{"game": game, "seq": s.seq, "seat": s.seat, "text": s.text,
+                                             "created": now} for s in steps])
+        except IntegrityError as exc:
+            raise StaleWrite(f"game {game}: step {steps[0].seq} was stored by another writer") from exc
 
     def set_kind(self, game: str, seat: int, kind: str) -> None:
         """A seat handed to a bot."""
@@ -297,12 +331,100 @@ class Store:
         missing = sorted(set(metadata.tables) - have)
         return f"tables missing: {', '.join(missing)}" if missing else None
 
-    def steps(self, game_id: str) -> list[Step]:
-        """The game's log in order."""
+    def steps(self, game_id: str, after: int = 0) -> list[Step]:
+        """The game's log in order (only the steps with ``seq > after``)."""
         with self.engine.connect() as c:
-            rows = c.execute(select(actions.c.seq, actions.c.seat, actions.c.text)
-                             .where(actions.c.game == game_id).order_by(actions.c.seq)).all()
-        return [Step(r.seq, r.seat, r.text) for r in rows]
+            return _steps(c, game_id, after)
+
+    def catch_up(self, game_id: str, after: int) -> tuple[int, list[str], list[Step]]:
+        """What another worker may have changed: the game's version, its seat kinds (a seat
+        handed to a bot) and the logged steps after ``after`` — read in one transaction."""
+        with self.engine.connect() as c:
+            # One round trip when nothing is new (the usual case before an action).
+            rows = c.execute(select(games.c.version, seats.c.kind).join(seats, seats.c.game == games.c.id)
+                             .where(games.c.id == game_id).order_by(seats.c.seat)).all()
+            if not rows:
+                raise KeyError(game_id)
+            version = int(rows[0].version)
+            steps = _steps(c, game_id, after) if version > after else []
+        return version, [r.kind for r in rows], steps
+
+    def versions(self, game_ids: list[str]) -> dict[str, int]:
+        """The stored version of each of ``game_ids`` (one query, whatever their number)."""
+        if not game_ids:
+            return {}
+        with self.engine.connect() as c:
+            rows = c.execute(select(games.c.id, games.c.version).where(games.c.id.in_(game_ids))).all()
+        return {r.id: int(r.version) for r in rows}
+
+    def bot_games(self) -> list[str]:
+        """The unfinished games with at least one bot seat (a worker adopts those nobody drives)."""
+        q = (select(games.c.id).where(games.c.status == "playing", games.c.id.in_(
+            select(seats.c.game).where(seats.c.kind != "human"))).order_by(games.c.created))
+        with self.engine.connect() as c:
+            return [r.id for r in c.execute(q)]
+
+    def revoked(self, hashes: list[str]) -> set[str]:
+        """Which of these token hashes are revoked (or unknown)."""
+        if not hashes:
+            return set()
+        with self.engine.connect() as c:
+            ok = {r.hash for r in c.execute(select(tokens.c.hash).where(
+                tokens.c.hash.in_(hashes), tokens.c.revoked.is_(False)))}
+        return set(hashes) - ok
+
+    # ------------------------------------------------------------------ the bot lease
+
+    def try_bot_lock(self, game: str) -> bool:
+        """Take the game's bot lock (False: another worker holds it). On PostgreSQL a session
+        advisory lock on one dedicated connection per process: a killed worker's connection
+        closes and its locks go with it, so another worker takes its bot games over. SQLite is
+        one process: the hub's single bot task is the lock."""
+        if self.is_sqlite:
+            return True
+        with self._lock_guard:
+            for attempt in (0, 1):
+                try:
+                    if self._lock_conn is None:
+                        conn = self.engine.connect()
+                        self._lock_conn = conn.execution_options(isolation_level="AUTOCOMMIT")
+                        self._held.clear()
+                    if game in self._held:
+                        return True
+                    got = bool(self._lock_conn.execute(text("SELECT pg_try_advisory_lock(:k)"),
+                                                       {"k": bot_lock_key(game)}).scalar_one())
+                    if got:
+                        self._held.add(game)
+                    return got
+                except Exception:
+                    # The connection broke (its locks went with it): one fresh try.
+                    self._drop_lock_conn()
+                    if attempt:
+                        raise
+            return False  # pragma: no cover - the loop returns or raises
+
+    def release_bot_lock(self, game: str) -> None:
+        """Let another worker drive the game's bots."""
+        if self.is_sqlite:
+            return
+        with self._lock_guard:
+            if self._lock_conn is None or game not in self._held:
+                return
+            self._held.discard(game)
+            try:
+                self._lock_conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": bot_lock_key(game)})
+            except Exception:
+                self._drop_lock_conn()
+
+    def _drop_lock_conn(self) -> None:
+        conn, self._lock_conn = self._lock_conn, None
+        self._held.clear()
+        if conn is not None:
+            try:
+                conn.invalidate()
+                conn.close()
+            except Exception:  # already gone: nothing to release
+                pass
 
     # ------------------------------------------------------------------ the table companion
 
@@ -355,6 +477,12 @@ def _table_entries(c: Connection, table_id: str) -> list[Step]:
     return [Step(r.seq, r.seat, r.text) for r in c.execute(
         select(table_entries.c.seq, table_entries.c.seat, table_entries.c.text)
         .where(table_entries.c.game == table_id).order_by(table_entries.c.seq))]
+
+
+def _steps(c: Connection, game_id: str, after: int) -> list[Step]:
+    rows = c.execute(select(actions.c.seq, actions.c.seat, actions.c.text)
+                     .where(actions.c.game == game_id, actions.c.seq > after).order_by(actions.c.seq)).all()
+    return [Step(r.seq, r.seat, r.text) for r in rows]
 
 
 def _sqlite_setup(engine: Engine) -> None:

@@ -1,0 +1,188 @@
+"""Redis as a lossy notification path between workers (docs/server.md, "Several workers").
+
+The database is the source of truth. After each commit a worker publishes only
+``{"game": id, "version": v}`` — never a view, an event, a setup, a seed or a token — and every
+worker that holds the game reads the new steps from the database and redacts them per seat at
+its own edge. A lost message is harmless: the periodic version check and the full catch-up
+after each reconnect heal it.
+
+One pub/sub connection per process (one channel for all games), fanned out locally by the
+:class:`~rebirth.server.hub.Registry`; a second connection publishes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+import secrets
+import time
+from collections.abc import Callable
+from typing import Any
+
+import redis.asyncio as aioredis
+
+log = logging.getLogger("rebirth.server.broker")
+
+BACKOFF_MIN = 0.1
+BACKOFF_MAX = 5.0
+SOCKET_TIMEOUT = 1.0
+"""Seconds before a Redis call gives up: a stuck Redis must never hold a move."""
+
+MAX_SEATS = 8
+"""More seats than any board has (a worker clears all its marks of a game at once)."""
+
+Notice = Callable[[str, int], None]
+"""Called with (game id, version) for every message received."""
+
+
+def parse(data: Any) -> tuple[str, int] | None:
+    """The (game, version) of a message (None: not one of ours — ignored, never trusted further)."""
+    try:
+        obj = json.loads(data)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    if not isinstance(obj, dict) or set(obj) != {"game", "version"}:
+        return None
+    game, version = obj["game"], obj["version"]
+    if not isinstance(game, str) or len(game) > 64 or not isinstance(version, int) \
+            or isinstance(version, bool) or not 0 <= version < 1 << 31:
+        return None
+    return game, version
+
+
+class Broker:
+    """This process's Redis connections: publish versions, receive the others' versions."""
+
+    def __init__(self, url: str, prefix: str, on_notice: Notice, on_reconnect: Callable[[], None]) -> None:
+        self.url = url
+        self.prefix = prefix
+        self.channel = f"{prefix}versions"
+        self.worker = secrets.token_hex(6)
+        """This process among the workers (random: names nothing but itself)."""
+        self.on_notice = on_notice
+        self.on_reconnect = on_reconnect
+        self.connected = False
+        self.reconnects = 0
+        """How often the subscription was lost and made again (logged; no metrics object yet)."""
+        self._pub = aioredis.from_url(url, socket_timeout=SOCKET_TIMEOUT,
+                                      socket_connect_timeout=SOCKET_TIMEOUT, retry_on_timeout=False)
+        self._task: asyncio.Task[None] | None = None
+        self._ready = asyncio.Event()
+
+    async def start(self, wait: float = 2.0) -> None:
+        """Subscribe (in the background, reconnecting for ever); waits up to ``wait`` seconds for
+        the first subscription so that a worker that starts with Redis up misses nothing."""
+        self._task = asyncio.get_running_loop().create_task(self._listen())
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._ready.wait(), wait)
+
+    async def publish(self, game: str, version: int) -> None:
+        """Say that ``game`` is at ``version`` (lossy: a failure is logged and healed later)."""
+        if not self.connected:
+            return
+        msg = json.dumps({"game": game, "version": version})
+        for attempt in (0, 1):
+            try:
+                await self._pub.publish(self.channel, msg)
+                return
+            except Exception as exc:  # Redis down: the version check heals what is missed
+                # A pooled connection from before a Redis restart is dead: one more try on a new one.
+                with contextlib.suppress(Exception):
+                    await self._pub.connection_pool.disconnect()
+                if attempt:
+                    log.warning("publishing game %s version %d failed: %s", game, version, exc)
+
+    # ------------------------------------------------------------------ presence
+
+    def _presence_key(self, game: str) -> str:
+        return f"{self.prefix}online:{game}"
+
+    async def mark_online(self, game: str, seats: list[int], ttl: float) -> None:
+        """The seats this worker has a device of, for ``ttl`` seconds (refreshed by the version
+        check; a killed worker's marks expire). A sorted set per game: member ``worker:seat``,
+        score its expiry. Public facts only (who is online is shown to every seat)."""
+        if not self.connected:
+            return  # Redis is away: the marks expire, the hand-over is refused meanwhile
+        key = self._presence_key(game)
+        try:
+            pipe = self._pub.pipeline(transaction=True)
+            pipe.zremrangebyscore(key, "-inf", time.time())
+            pipe.zrem(key, *[f"{self.worker}:{s}" for s in range(MAX_SEATS)])
+            if seats:
+                pipe.zadd(key, {f"{self.worker}:{s}": time.time() + ttl for s in seats})
+            pipe.expire(key, max(1, int(ttl) + 1))
+            await pipe.execute()
+        except Exception as exc:  # presence is advisory: a lost mark only weakens the hand-over check
+            log.warning("presence of game %s not stored: %s", game, exc)
+
+    async def online_elsewhere(self, game: str) -> set[int] | None:
+        """The seats other workers have a device of (None: Redis cannot say now)."""
+        if not self.connected:
+            return None
+        try:
+            members = await self._pub.zrangebyscore(self._presence_key(game), time.time(), "+inf")
+        except Exception as exc:
+            log.warning("presence of game %s not readable: %s", game, exc)
+            return None
+        out = set()
+        for m in members:
+            text = m.decode() if isinstance(m, bytes) else str(m)
+            worker, _, seat = text.partition(":")
+            if worker != self.worker and seat.isdigit():
+                out.add(int(seat))
+        return out
+
+    async def _listen(self) -> None:
+        backoff = BACKOFF_MIN
+        failed = False
+        while True:
+            client = aioredis.from_url(self.url, socket_connect_timeout=SOCKET_TIMEOUT)
+            pubsub = client.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(self.channel)
+                self.connected = True
+                self._ready.set()
+                backoff = BACKOFF_MIN
+                if failed:
+                    failed = False
+                    self.reconnects += 1
+                    log.info("Redis subscription back (reconnect %d); catching up every game",
+                             self.reconnects)
+                    # The publisher's pooled connections died with the old Redis.
+                    with contextlib.suppress(Exception):
+                        await self._pub.connection_pool.disconnect()
+                    # Whatever was published while we were away is lost: read it from the database.
+                    self.on_reconnect()
+                while True:
+                    msg = await pubsub.get_message(timeout=30.0)
+                    if msg is None or msg.get("type") != "message":
+                        continue
+                    got = parse(msg.get("data"))
+                    if got is not None:
+                        self.on_notice(*got)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                if not failed:
+                    log.warning("Redis subscription lost (%s); reconnecting with backoff", exc)
+                failed = True
+            finally:
+                self.connected = False
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                with contextlib.suppress(Exception):
+                    await client.aclose()
+            await asyncio.sleep(backoff * (0.5 + random.random()))
+            backoff = min(BACKOFF_MAX, backoff * 2)
+
+    async def close(self) -> None:
+        """Stop listening and close both connections."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        with contextlib.suppress(Exception):
+            await self._pub.aclose()
