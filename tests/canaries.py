@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from rebirth.app.match import Match
 from rebirth.engine.game import Game
-from rebirth.match import Match
 
 SEED_CANARY = 0xC0FFEE_5EED_CA7A_5EED_C0FFEE_1234
 """A distinctive 120-bit seed: its digits must never reach a seat before the game ends."""

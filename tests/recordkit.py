@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from rebirth.bench import random_playout
+from rebirth.app.bench import random_playout
 from rebirth.engine.game import Game
 from rebirth.engine.records import make_record
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from rebirth.app.match import Match
 from rebirth.engine.game import Game
-from rebirth.match import Match
 
 KINDS = ["human", "human"]
 

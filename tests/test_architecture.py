@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pytest
 
+from rebirth.app.match import Match
 from rebirth.engine import position
 from rebirth.engine import state as state_mod
 from rebirth.engine.game import Game
 from rebirth.engine.position import Position
 from rebirth.engine.state import State
-from rebirth.match import Match
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "rebirth"
 CORE = frozenset({"engine/state.py", "engine/tables.py", "engine/table.py", "engine/infoset.py",
@@ -140,7 +140,7 @@ def test_a_planted_read_in_a_real_module_is_found(module: str) -> None:
 def test_a_score_request_builds_one_state_and_validates_once(board: str,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """POST /api/score's scoring.calculate: one State built (clones aside), one validation."""
-    from rebirth import scoring
+    from rebirth.app import scoring
 
     game = Game.create(board, 3)
     match = Match.start(game, ["random"] * 3, 1)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rebirth.arena import (
+from rebirth.app.arena import (
     ArenaConfig,
     ArenaError,
     GameOutcome,

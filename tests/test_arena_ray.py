@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 import ray
 
-from rebirth import distributed
-from rebirth.arena import ArenaConfig, ArenaError, run_arena
+from rebirth.app import distributed
+from rebirth.app.arena import ArenaConfig, ArenaError, run_arena
+from rebirth.app.distributed import BackendError, batch_size, batches, run_on_ray
 from rebirth.cli.main import main
-from rebirth.distributed import BackendError, batch_size, batches, run_on_ray
 
 
 @pytest.fixture(scope="module")

@@ -16,12 +16,12 @@ import random
 import pytest
 
 from canaries import SEED_CANARY, canary_game, hidden_card_ids
+from rebirth.app.match import Match, bot_seed
 from rebirth.bots.base import Bot
 from rebirth.bots.greedy import GreedyBot
 from rebirth.engine.game import Game
 from rebirth.engine.tiles import tile_code
 from rebirth.engine.views import View
-from rebirth.match import Match, bot_seed
 
 
 class CheatingBot(GreedyBot):
@@ -112,7 +112,7 @@ def _run(board: str, seed: int | None, cheater_seed: int | None) -> tuple[Cheati
 @pytest.mark.parametrize("board", ["scotland", "ireland"])
 def test_cheating_bot_learns_nothing_from_its_seed(board: str) -> None:
     """S-5: a game with the authority's secret seed; the bot's own seed is fresh secret bits
-    (as :func:`rebirth.match.bot_seed` gives it): no candidate deal agrees with its view."""
+    (as :func:`rebirth.app.match.bot_seed` gives it): no candidate deal agrees with its view."""
     cheater, right = _run(board, None, bot_seed(None, 0))
     assert cheater.guesses == [] and right == []
 

@@ -1,4 +1,4 @@
-"""The authority (src/rebirth/match.py): versions, refusals that change nothing, per-seat
+"""The authority (src/rebirth/app/match.py): versions, refusals that change nothing, per-seat
 events and records, chance resolved by the authority, seeds that no seat can use."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import json
 
 import pytest
 
+from rebirth.app.match import Match, NotYourTurnError, StaleVersionError, bot_seed, new_seed
 from rebirth.engine.actions import ActionSyntaxError, IllegalActionError
 from rebirth.engine.game import Game
 from rebirth.engine.records import RecordError, replay
-from rebirth.match import Match, NotYourTurnError, StaleVersionError, bot_seed, new_seed
 
 
 def _match(board: str = "ireland", players: int = 3, seed: int | None = 11) -> Match:

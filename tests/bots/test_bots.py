@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 import fakeclock
-import rebirth.bench
-from rebirth.bench import bench_mcts, bench_random
+import rebirth.app.bench
+from rebirth.app.bench import bench_mcts, bench_random
+from rebirth.app.hint import hint
 from rebirth.bots import BOT_KINDS, BotError, make_bot
 from rebirth.bots.mcts import Candidate, MCTSBot
 from rebirth.engine.determinize import determinize
@@ -20,7 +21,6 @@ from rebirth.engine.records import make_record
 from rebirth.engine.state import State
 from rebirth.engine.tiles import tile_code
 from rebirth.engine.views import View
-from rebirth.hint import hint
 
 
 def midgame(board: str, players: int, seed: int, plies: int) -> State:
@@ -170,14 +170,14 @@ def test_bench_reports_rates(monkeypatch: pytest.MonkeyPatch) -> None:
     """Games and iterations counted over the time measured, on a clock that ticks 0.1 s a read."""
     game = Game.create("scotland", 3)
     played: list[State] = []
-    real_playout = rebirth.bench.random_playout
+    real_playout = rebirth.app.bench.random_playout
 
     def playout(state: State, rng: random.Random) -> State:
         played.append(real_playout(state, rng))
         return state
 
-    monkeypatch.setattr(rebirth.bench, "random_playout", playout)
-    fakeclock.install(monkeypatch, rebirth.bench, 0.1)
+    monkeypatch.setattr(rebirth.app.bench, "random_playout", playout)
+    fakeclock.install(monkeypatch, rebirth.app.bench, 0.1)
     # Reads at 0.0 (start), then one after each game: 0.1, 0.2, 0.3 >= 0.25 -> 3 games in 0.3 s.
     r = bench_random(game, runs=3, seconds=0.25)
     assert r == {"games_per_s": pytest.approx(10.0), "min": pytest.approx(10.0),

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from browser.kit import LiveServer, open_page
+from rebirth.app.match import Match
 from rebirth.engine.game import Game
 from rebirth.engine.messages import render_message
-from rebirth.match import Match
 
 
 @pytest.mark.parametrize("board", ["scotland", "ireland"])

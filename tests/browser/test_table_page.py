@@ -16,11 +16,11 @@ import httpx
 from playwright.sync_api import Page
 
 from browser.kit import LiveServer, open_page, save_png
+from rebirth.app.match import Match
 from rebirth.engine import records
 from rebirth.engine.events import Event
 from rebirth.engine.game import Game
 from rebirth.engine.records import table_entries
-from rebirth.match import Match
 
 
 def replay_json(record: dict[str, Any], tmp: Path, name: str) -> dict[str, Any]:

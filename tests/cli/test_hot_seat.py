@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from rebirth.app.match import Match
 from rebirth.cli.main import main
 from rebirth.engine.game import Game, Setup
 from rebirth.engine.records import Seat, make_record
 from rebirth.engine.tiles import TILE_CODES
-from rebirth.match import Match
 
 
 def _scripted(game: Game) -> Setup:

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from rebirth.app.fileio import write_atomic
+from rebirth.app.match import Match
 from rebirth.cli.main import main
 from rebirth.cli.play import resume_match
 from rebirth.engine.game import Game
 from rebirth.engine.records import make_record, replay
-from rebirth.fileio import write_atomic
-from rebirth.match import Match
 
 
 def test_write_atomic_replaces_whole(tmp_path: Path) -> None:

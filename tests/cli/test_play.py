@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import replaykit as rk
+from rebirth.app.match import Match
 from rebirth.cli.main import main
 from rebirth.cli.play import resume_match
 from rebirth.engine.board import SETTLEMENT
@@ -21,7 +22,6 @@ from rebirth.engine.determinize import preview
 from rebirth.engine.game import Game
 from rebirth.engine.messages import catalog
 from rebirth.engine.records import load_record, replay
-from rebirth.match import Match
 
 
 def _shipped(*parts: str) -> bool:

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
+from rebirth.app.match import Match
 from rebirth.cli.main import main
 from rebirth.cli.score import from_record, tiebreak
 from rebirth.engine.game import Game
 from rebirth.engine.position import Position, end_scoring
 from rebirth.engine.records import make_record, table_entries, table_record
 from rebirth.engine.table import new_table_game
-from rebirth.match import Match
 
 FINISHED = [("scotland", 3, 21), ("ireland", 4, 22), ("scotland", 2, 23), ("ireland", 3, 24)]
 

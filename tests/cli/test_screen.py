@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from rebirth.app.match import Match
 from rebirth.cli import render
 from rebirth.cli.main import main
 from rebirth.cli.play import Session, _layout, _submit, turn_screen
 from rebirth.cli.texts import COMMANDS, Texts
 from rebirth.engine.game import Game
 from rebirth.engine.records import make_record
-from rebirth.match import Match
 
 PROMPT = "Ann, place E (hex, or 'help'): "
 

@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 import fakeclock
-import rebirth.bench
+import rebirth.app.bench
+from rebirth.app.match import Match
 from rebirth.bots.levels import build_kind
 from rebirth.bots.mcts import Candidate, MCTSBot
 from rebirth.cli.main import main
 from rebirth.engine.game import Game
 from rebirth.engine.records import make_record
 from rebirth.engine.views import View
-from rebirth.match import Match
 
 DATA = Path(__file__).resolve().parents[2] / "src" / "rebirth" / "data" / "maps"
 
@@ -133,7 +133,7 @@ def test_bench_json(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.Monk
     # bench reads a clock that ticks 0.1 s a read: start 0.0, then after each game 0.1, 0.2,
     # 0.3 >= 0.25 -> 3 games in 0.3 s = 10 games/s. MCTS keeps real time; bench times it
     # with two reads, 0.1 s apart, so its rate is the iterations it reports times 10.
-    fakeclock.install(monkeypatch, rebirth.bench, 0.1)
+    fakeclock.install(monkeypatch, rebirth.app.bench, 0.1)
     counts: list[int] = []
     real_analyse = MCTSBot.analyse
 

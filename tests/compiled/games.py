@@ -21,13 +21,13 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from rebirth.bench import random_playout
+from rebirth.app.bench import random_playout
+from rebirth.app.match import Match
 from rebirth.bots.levels import build_kind
 from rebirth.bots.mcts import MCTSBot
 from rebirth.engine import state as state_module
 from rebirth.engine.board import builtin_names
 from rebirth.engine.game import Game
-from rebirth.match import Match
 
 KINDS = ("random", "greedy", "heuristic", "easy", "mcts")
 """Every bot kind (``easy`` is greedy with random slips; ``normal`` is the heuristic bot and
@@ -53,7 +53,7 @@ def configs(quick: bool) -> Iterator[tuple[str, int, tuple[str, ...], str, int]]
 
 def play(board: str, players: int, variants: tuple[str, ...], kind: str, seed: int,
          iterations: int) -> dict[str, Any]:
-    """One bot game through the authority (:class:`~rebirth.match.Match`), as JSON."""
+    """One bot game through the authority (:class:`~rebirth.app.match.Match`), as JSON."""
     game = Game.create(board, players, variants)
     match = Match.start(game, [kind] * players, seed=seed)
     for bot in match.bots.values():

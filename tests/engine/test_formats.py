@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from rebirth.bench import random_playout
+from rebirth.app.bench import random_playout
 from rebirth.engine.board import MapError, builtin_names, load_board, parse_board, resolve_board
 from rebirth.engine.formats import COORD_LIMIT, MAX_EXTENT, MAX_HEXES, RecordModel, describe
 from rebirth.engine.game import Game

@@ -16,6 +16,7 @@ from collections.abc import Callable
 import pytest
 
 import replaykit as rk
+from rebirth.app.match import Match, bot_seed, restore
 from rebirth.engine.game import Game
 from rebirth.engine.records import RecordError, replay
 from rebirth.engine.replay import (
@@ -35,7 +36,6 @@ from rebirth.engine.replay import (
     skip_chance,
 )
 from rebirth.engine.streams import chance_seed, derive
-from rebirth.match import Match, bot_seed, restore
 
 
 def test_records_replay_continues_with_the_uninterrupted_games_future_reveals() -> None:

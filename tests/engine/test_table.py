@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from rebirth.app.match import Match
 from rebirth.engine.actions import ActionError
 from rebirth.engine.game import Game, Setup
 from rebirth.engine.records import (
@@ -30,7 +31,6 @@ from rebirth.engine.table import (
     new_table_game,
     rebuild,
 )
-from rebirth.match import Match
 
 GAMES = [("scotland", 3, 11), ("ireland", 4, 12), ("scotland", 2, 13), ("ireland", 3, 14)]
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from rebirth.app.match import Match
 from rebirth.cli.main import main
 from rebirth.engine.game import Game
 from rebirth.engine.observer import Observer
@@ -20,7 +21,6 @@ from rebirth.learn.selfplay import (
     play_selfplay_game,
     run_selfplay,
 )
-from rebirth.match import Match
 
 BOARD = "scotland"
 

@@ -42,7 +42,7 @@ from rebirth.engine.determinize import determinize
 from rebirth.engine.game import Game
 from rebirth.engine.observer import Observer
 from rebirth.learn.value import heuristic_features, shipped_model, with_extras
-from rebirth.match import Match
+from rebirth.app.match import Match
 game = Game.create("scotland", 3)
 obs = Observer(game)
 m = Match.start(game, ["random"] * 3, seed=12345)

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from rebirth.app.match import Match
+from rebirth.app.scoring import from_position_json
 from rebirth.cli.main import main
 from rebirth.engine.game import Game
 from rebirth.engine.position import Position, PositionError, preview
-from rebirth.match import Match
-from rebirth.scoring import from_position_json
 from server.kit import client
 
 CASES = [("scotland", 3, 5), ("ireland", 4, 6), ("scotland", 2, 7), ("ireland", 2, 8)]

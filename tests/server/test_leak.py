@@ -15,8 +15,8 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
 from canaries import SEED_CANARY, canary_game, hidden_card_ids
+from rebirth.app.match import Match
 from rebirth.engine.game import Game
-from rebirth.match import Match
 from rebirth.server.hub import Hub
 from server import kit
 

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from rebirth.app.match import Match
 from rebirth.engine import records
 from rebirth.engine.game import Game
 from rebirth.engine.records import table_entries
-from rebirth.match import Match
 from server.kit import client
 
 

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from rebirth.arena import (
+from rebirth.app.arena import (
     ArenaConfig,
     ArenaError,
     ArenaResult,
@@ -19,10 +19,10 @@ from rebirth.arena import (
     plot_scores,
     run_arena,
 )
+from rebirth.app.fileio import check_writable_dir, write_atomic
 from rebirth.engine.board import MapError
 from rebirth.engine.game import Game, SetupError
 from rebirth.engine.missions import DataError
-from rebirth.fileio import check_writable_dir, write_atomic
 
 
 def run(args: argparse.Namespace) -> int:

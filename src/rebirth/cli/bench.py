@@ -8,7 +8,7 @@ import json
 import sys
 from typing import Any
 
-from rebirth.bench import bench_mcts, bench_random
+from rebirth.app.bench import bench_mcts, bench_random
 from rebirth.bots.levels import build_kind
 from rebirth.engine.board import MapError
 from rebirth.engine.game import Game, SetupError

@@ -6,10 +6,10 @@ import argparse
 import json
 import sys
 
+from rebirth.app.hint import hint
 from rebirth.bots.base import BotError
 from rebirth.engine.board import MapError, load_board
 from rebirth.engine.records import RecordError, read_record
-from rebirth.hint import hint
 
 
 def run(args: argparse.Namespace) -> int:

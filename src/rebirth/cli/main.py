@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from rebirth import __version__
-from rebirth.distributed import BACKENDS
+from rebirth.app.distributed import BACKENDS
 
 SEED_LIMIT = 2**128
 """Seeds are stored in records, whose schema bounds them (formats.RecordModel)."""
@@ -245,7 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{name:10} {text}")
         return 0
     if cmd == "rules":
-        from rebirth.rulebook import rules_text
+        from rebirth.app.rulebook import rules_text
 
         print(rules_text(args.lang))
         return 0

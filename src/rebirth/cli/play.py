@@ -1,6 +1,6 @@
 """``rebirth play``: a game in the terminal between humans and bots.
 
-The :class:`~rebirth.match.Match` holds the state; this module only ever shows a
+The :class:`~rebirth.app.match.Match` holds the state; this module only ever shows a
 seat its own view. Point previews are computed on a determinization of that
 view, so even the preview cannot peek at hidden tiles or cards. With several
 humans at one terminal a hand-over screen hides everything private between
@@ -27,6 +27,9 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from rebirth.app.fileio import check_writable_file, write_atomic
+from rebirth.app.match import HUMAN, Match, Step
+from rebirth.app.rulebook import rules_text
 from rebirth.bots import BOT_KINDS
 from rebirth.cli import render
 from rebirth.cli.texts import COMMANDS, HUMAN_WORDS, MARK_WORDS, NO, YES, Texts
@@ -44,9 +47,6 @@ from rebirth.engine.replay import ReplayedStep
 from rebirth.engine.state import State
 from rebirth.engine.tiles import TILE_CODES
 from rebirth.engine.views import View
-from rebirth.fileio import check_writable_file, write_atomic
-from rebirth.match import HUMAN, Match, Step
-from rebirth.rulebook import rules_text
 
 _FINAL_KINDS = frozenset({"final_district", "castle_final", "mission", "game_end"})
 # Exit codes of a game stopped by a signal, as a shell reports them (128 + signal).

@@ -1,7 +1,7 @@
 """``rebirth score FILE``: the scoring of a position "if the game ended now".
 
 FILE is a game record (scored at its last position) or a ``Position`` JSON
-(docs/positions.md). The computation lives in :mod:`rebirth.scoring`, shared with the
+(docs/positions.md). The computation lives in :mod:`rebirth.app.scoring`, shared with the
 calculator page's ``POST /api/score``; this module reads the file and prints.
 """
 
@@ -11,13 +11,13 @@ import argparse
 import json
 import sys
 
+from rebirth.app.scoring import Scored, from_position_json, from_record, tiebreak, to_json, tr
 from rebirth.engine.board import MapError
 from rebirth.engine.formats import MAX_RECORD_BYTES, decode_json, read_regular_file
 from rebirth.engine.position import FORMAT as POSITION_FORMAT
 from rebirth.engine.position import PositionError
 from rebirth.engine.records import FORMAT as RECORD_FORMAT
 from rebirth.engine.records import RecordError
-from rebirth.scoring import Scored, from_position_json, from_record, tiebreak, to_json, tr
 
 __all__ = ["Scored", "from_position_json", "from_record", "run", "tiebreak", "to_json"]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rebirth.fileio import check_writable_file, write_atomic
+from rebirth.app.fileio import check_writable_file, write_atomic
 from rebirth.learn.selfplay import SelfPlayError, load_dataset
 
 

@@ -39,13 +39,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from rebirth.arena import ArenaError, _game, deal_seed, normalize_seats, seat_kinds
+from rebirth.app.arena import ArenaError, _game, deal_seed, normalize_seats, seat_kinds
+from rebirth.app.fileio import write_atomic
+from rebirth.app.match import Match
 from rebirth.bots.evaluate import projected
 from rebirth.engine.determinize import determinize
 from rebirth.engine.game import Game
 from rebirth.engine.observer import Observer
-from rebirth.fileio import write_atomic
-from rebirth.match import Match
 
 FORMAT = "rebirth-selfplay/1"
 MANIFEST = "manifest.json"
@@ -231,7 +231,7 @@ def batch_arrays(games: Sequence[GameRows], players: int) -> dict[str, npt.NDArr
 def check_out_dir(out: Path) -> None:
     """Refuse a folder that cannot be written or already holds self-play data (nothing is
     overwritten: a second run would mix two configurations)."""
-    from rebirth.fileio import check_writable_dir
+    from rebirth.app.fileio import check_writable_dir
 
     why = check_writable_dir(out)
     if why is not None:

@@ -1,7 +1,7 @@
 """The score calculator: ``GET /calculator`` (the page) and ``POST /api/score`` (docs/server.md).
 
 Nothing is stored: the position comes in the request (the page keeps it in its URL fragment)
-and the answer is computed by :func:`rebirth.scoring.calculate`, the code ``rebirth score`` runs.
+and the answer is computed by :func:`rebirth.app.scoring.calculate`, the code ``rebirth score`` runs.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
+from rebirth.app.scoring import CalcAsk, calculate
 from rebirth.engine.actions import ActionError
 from rebirth.engine.board import MapError
 from rebirth.engine.position import PositionError
 from rebirth.engine.records import RecordError
-from rebirth.scoring import CalcAsk, calculate
 from rebirth.server.data import require_board
 from rebirth.server.deps import SettingsDep
 from rebirth.server.errors import ApiError
@@ -40,7 +40,7 @@ class ScoreRequest(BaseModel):
     """False (the default): facts the position gives are checked exactly as ``rebirth score``
     checks them; what it leaves out is derived from the tiles. True (the page after an edit,
     whose earlier derived facts may be stale): derive them again from the tiles, keeping only
-    tie choices and fulfilled castle missions (:func:`rebirth.scoring.complete`)."""
+    tie choices and fulfilled castle missions (:func:`rebirth.app.scoring.complete`)."""
 
 
 def _text(exc: PositionError | ActionError) -> dict[str, str]:

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import uvicorn
 from pydantic import ValidationError
 
-from rebirth.fileio import check_writable_file
+from rebirth.app.fileio import check_writable_file
 from rebirth.server.addresses import is_loopback_host, listen_urls
 from rebirth.server.app import create_app
 from rebirth.server.settings import Settings, sqlite_url

@@ -12,8 +12,8 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from rebirth.app.match import HUMAN
 from rebirth.engine.game import IRELAND_VARIANTS, SCOTLAND_VARIANTS, VARIANTS
-from rebirth.match import HUMAN
 from rebirth.server.errors import ApiError, texts
 from rebirth.server.facts import board_facts
 

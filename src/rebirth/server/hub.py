@@ -1,4 +1,4 @@
-"""The per-game authority on the server: one :class:`~rebirth.match.Match`, its connections and
+"""The per-game authority on the server: one :class:`~rebirth.app.match.Match`, its connections and
 a lock; plus the registry of all games.
 
 Order of every accepted step: the engine checks and applies it, the store commits it (off the
@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING, Any
 from fastapi import WebSocket
 
 from rebirth import __version__
+from rebirth.app.match import HUMAN, Match, NotYourTurnError, StaleVersionError, bot_seed, restore
 from rebirth.bots.base import make_bot
 from rebirth.engine.actions import ActionError
 from rebirth.engine.determinize import preview
 from rebirth.engine.game import Game, Setup
 from rebirth.engine.records import Seat
 from rebirth.engine.replay import LogEntry, ReplayError, logged
-from rebirth.match import HUMAN, Match, NotYourTurnError, StaleVersionError, bot_seed, restore
 from rebirth.server.errors import ApiError, error_frame
 from rebirth.server.metrics import Metrics
 from rebirth.server.settings import Settings

@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rebirth.app.distributed import BACKENDS, BackendError, run_on_ray
+from rebirth.app.fileio import write_atomic
+from rebirth.app.match import HUMAN, Match
 from rebirth.bots.base import BOT_KINDS
-from rebirth.distributed import BACKENDS, BackendError, run_on_ray
 from rebirth.engine.game import Game
-from rebirth.fileio import write_atomic
-from rebirth.match import HUMAN, Match
 
 ELO_BASE = 1500.0
 Z95 = 1.959963984540054
@@ -209,7 +209,7 @@ def iter_outcomes(config: ArenaConfig, jobs: int = 1, *, backend: str = "local",
                   address: str | None = None) -> Iterator[GameOutcome]:
     """Outcomes of all games in index order; ``jobs`` > 1 plays them in worker processes.
 
-    ``backend="ray"`` plays them as Ray tasks instead (:mod:`rebirth.distributed`): on a
+    ``backend="ray"`` plays them as Ray tasks instead (:mod:`rebirth.app.distributed`): on a
     local Ray instance of ``jobs`` CPUs, or on the cluster at ``address``. The outcomes
     are the same as the local backend's for the same configuration.
     """
