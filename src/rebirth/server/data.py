@@ -14,14 +14,13 @@ from fastapi import APIRouter
 
 from rebirth.app.match import HUMAN
 from rebirth.engine.game import IRELAND_VARIANTS, SCOTLAND_VARIANTS, VARIANTS
-from rebirth.server.errors import ApiError, texts
+from rebirth.server.errors import LANGS, ApiError, texts
 from rebirth.server.facts import board_facts
 
 router = APIRouter(prefix="/api", tags=["data"])
 
-KINDS = (HUMAN, "easy", "normal", "hard")
+KINDS = (HUMAN, "easy", "normal", "hard", "expert")
 """The seat kinds a new game may have."""
-LANGS = ("en", "de")
 
 
 def data_names(folder: str) -> list[str]:

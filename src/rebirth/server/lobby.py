@@ -30,7 +30,7 @@ class SeatSpec(BaseModel):
     """One seat of a new game."""
 
     model_config = ConfigDict(extra="forbid")
-    kind: Literal["human", "easy", "normal", "hard"] = "human"
+    kind: Literal["human", "easy", "normal", "hard", "expert"] = "human"
     name: str | None = Field(default=None, max_length=40)
 
 
