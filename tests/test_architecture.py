@@ -125,7 +125,7 @@ def f(self, st, standing):
     assert violations(ok) == []
 
 
-@pytest.mark.parametrize("module", ["scoring.py", "bots/mcts.py", "engine/position.py"])
+@pytest.mark.parametrize("module", ["app/scoring.py", "bots/mcts.py", "engine/position.py"])
 def test_a_planted_read_in_a_real_module_is_found(module: str) -> None:
     """A copy of a real module with one outside use planted fails the scan; the original passes."""
     source = (SRC / module).read_text(encoding="utf-8")

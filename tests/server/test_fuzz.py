@@ -10,6 +10,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rebirth.server.guard import bounded_loads
 from server import kit
 
 JSON = st.recursive(
@@ -68,8 +69,10 @@ def test_fuzz_websocket_messages(tmp_path: Path) -> None:
                     kit.hello(ws, who)
                 ws.send_text(msg)
                 ws.send_json({"type": "ping"})  # the socket still answers after the message
+                # A ping is answered only if it decodes within the server's bounds (a lone
+                # surrogate or a 5,000-digit integer is refused with an error instead).
                 try:
-                    parsed = json.loads(msg)
+                    parsed = bounded_loads(msg)
                 except ValueError:
                     parsed = None
                 pongs = 2 if isinstance(parsed, dict) and parsed.get("type") == "ping" else 1
