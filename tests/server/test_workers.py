@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -543,7 +543,7 @@ def test_the_broker_resubscribes_and_publishes_again_after_a_redis_restart() -> 
         b = Broker(r.url, prefix(), lambda g, v: got.append((g, v)), lambda: got.append(("caught up", 0)))
         await b.start()
         await b.publish("g", 1)
-        await asyncio.sleep(0.2)
+        await until(lambda: ("g", 1) in got)
         r.stop()
         await asyncio.sleep(0.3)
         await b.publish("g", 2)  # Redis is away: lost (the version check heals it)
@@ -553,9 +553,16 @@ def test_the_broker_resubscribes_and_publishes_again_after_a_redis_restart() -> 
             assert time.monotonic() < deadline
             await asyncio.sleep(0.02)
         await b.publish("g", 3)
-        await asyncio.sleep(0.3)
+        await until(lambda: ("g", 3) in got)
         await b.close()
         return b
+
+    async def until(ok: Callable[[], bool]) -> None:
+        # Waits on the condition, not a fixed time: a loaded machine delivers late, not never.
+        deadline = time.monotonic() + 10
+        while not ok():
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.02)
 
     with redis_server() as r:
         b = asyncio.run(scenario(r))
