@@ -8,10 +8,10 @@ from rebirth.app.match import Match
 from rebirth.bots.base import BOT_KINDS, make_bot
 from rebirth.bots.expert import ExpertBot
 from rebirth.bots.mcts import MCTSBot
+from rebirth.bots.value import heuristic_features, with_extras
 from rebirth.engine.determinize import determinize
 from rebirth.engine.game import Game
 from rebirth.engine.state import State
-from rebirth.learn.value import heuristic_features, with_extras
 
 
 def midgame(board: str, players: int, seed: int, moves: int, game: Game | None = None) -> State:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from rebirth.bots.value import shipped_model, shipped_model_path
 from rebirth.engine.game import Game
 from rebirth.engine.observer import Observer
 from rebirth.learn.selfplay import observer_fingerprint
-from rebirth.learn.value import shipped_model, shipped_model_path
 
 BOARD, PLAYERS = "scotland", 3
 
@@ -41,7 +41,7 @@ from rebirth.bots.evaluate import projected
 from rebirth.engine.determinize import determinize
 from rebirth.engine.game import Game
 from rebirth.engine.observer import Observer
-from rebirth.learn.value import heuristic_features, shipped_model, with_extras
+from rebirth.bots.value import heuristic_features, shipped_model, with_extras
 from rebirth.app.match import Match
 game = Game.create("scotland", 3)
 obs = Observer(game)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from rebirth.bots.value import ValueNet
 from rebirth.cli.main import main
-from rebirth.learn.value import ValueNet
 
 
 def _data(tmp_path: Path) -> Path:

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from rebirth.bots.value import ModelError, ValueNet
 from rebirth.engine.game import Game
 from rebirth.engine.observer import Observer
 from rebirth.learn.selfplay import Dataset
-from rebirth.learn.value import ModelError, ValueNet
 
 
 def tiny() -> ValueNet:

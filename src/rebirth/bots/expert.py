@@ -2,7 +2,7 @@
 
 At the end of each playout the seat to move looks at its own view of that sampled
 world (a determinization: nothing of the real hidden state) and the shipped value
-network (:mod:`rebirth.learn.value`, numpy), fed that view's observation and the
+network (:mod:`rebirth.bots.value`, numpy), fed that view's observation and the
 heuristic's projected values of the world, predicts every seat's final margin over
 its best rival. The leaf reward of a seat is the logistic of that margin — the same scale
 the heuristic reward uses (:meth:`MCTSBot._reward`) — blended with the heuristic
@@ -16,10 +16,10 @@ import math
 
 from rebirth.bots.base import Bot, register
 from rebirth.bots.mcts import MCTSBot
+from rebirth.bots.value import ValueNet, heuristic_features, shipped_model, with_extras
 from rebirth.engine.game import Game
 from rebirth.engine.observer import Observer
 from rebirth.engine.state import State
-from rebirth.learn.value import ValueNet, heuristic_features, shipped_model, with_extras
 
 EXPERT_ITERATIONS = 600
 """The same budget as ``hard``: the difference between the two is the evaluation."""

@@ -4,7 +4,7 @@ The split is by game (whole games go to validation, so no position of a validati
 game is seen in training: positions of one game share its outcome). The loss is the
 cross-entropy of the win head against the win shares plus the squared error of the
 margin head against the margins / ``margin_scale``. The weights of the epoch with the
-lowest validation loss are kept and exported for :class:`rebirth.learn.value.ValueNet`.
+lowest validation loss are kept and exported for :class:`rebirth.bots.value.ValueNet`.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from rebirth.bots.value import ValueNet, heuristic_features
 from rebirth.learn.selfplay import Dataset
-from rebirth.learn.value import ValueNet, heuristic_features
 
 MARGIN_SCALE = 20.0
 """Margins are learnt in units of 20 points (a typical spread; keeps both losses near 1)."""
