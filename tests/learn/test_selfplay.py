@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from rebirth.app.match import Match
+from rebirth.bots.value import observer_fingerprint
 from rebirth.cli.main import main
 from rebirth.engine.game import Game
 from rebirth.engine.observer import Observer
@@ -17,7 +18,6 @@ from rebirth.learn.selfplay import (
     SelfPlayConfig,
     SelfPlayError,
     load_dataset,
-    observer_fingerprint,
     play_selfplay_game,
     run_selfplay,
 )

@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from rebirth.bots.value import shipped_model, shipped_model_path
+from rebirth.bots.value import observer_fingerprint, shipped_model, shipped_model_path
 from rebirth.engine.game import Game
 from rebirth.engine.observer import Observer
-from rebirth.learn.selfplay import observer_fingerprint
 
 BOARD, PLAYERS = "scotland", 3
 

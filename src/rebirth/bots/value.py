@@ -17,6 +17,7 @@ a model file cannot run code.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from importlib import resources
@@ -33,6 +34,14 @@ FORMAT = "rebirth-value/1"
 
 Vector = Sequence[float] | Mapping[int, float] | npt.NDArray[np.floating[Any]]
 """One observation: a dense vector, or the observer's sparse ``{index: value}`` dict."""
+
+
+def observer_fingerprint(observer: Observer) -> str:
+    """A short hash of the observer's layout (board, players, pieces): data and models built
+    for another layout are refused rather than silently misread."""
+    layout = [observer.game.board.id, observer.n, observer.size,
+              [(name, off, size) for name, off, size, _ in observer.pieces]]
+    return hashlib.sha256(json.dumps(layout).encode()).hexdigest()[:16]
 
 
 def heuristic_features(projected: Sequence[float]) -> list[float]:
@@ -126,7 +135,6 @@ class ValueNet:
 
     def check(self, observer: Observer) -> None:
         """ModelError unless this model was trained on ``observer``'s layout."""
-        from rebirth.learn.selfplay import observer_fingerprint
 
         want = self.manifest.get("observer_fingerprint")
         got = observer_fingerprint(observer)

@@ -26,7 +26,6 @@ distributed backend) change how fast the data comes, never the data.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import multiprocessing
@@ -43,6 +42,7 @@ from rebirth.app.arena import ArenaError, _game, deal_seed, normalize_seats, sea
 from rebirth.app.fileio import write_atomic
 from rebirth.app.match import Match
 from rebirth.bots.evaluate import projected
+from rebirth.bots.value import observer_fingerprint
 from rebirth.engine.determinize import determinize
 from rebirth.engine.game import Game
 from rebirth.engine.observer import Observer
@@ -59,14 +59,6 @@ BATCH_GAMES = 50
 
 class SelfPlayError(ValueError):
     """A self-play configuration or output folder that is refused."""
-
-
-def observer_fingerprint(observer: Observer) -> str:
-    """A short hash of the observer's layout (board, players, pieces): data and models built
-    for another layout are refused rather than silently misread."""
-    layout = [observer.game.board.id, observer.n, observer.size,
-              [(name, off, size) for name, off, size, _ in observer.pieces]]
-    return hashlib.sha256(json.dumps(layout).encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
