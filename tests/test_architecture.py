@@ -39,7 +39,7 @@ INTERNAL = frozenset({"hjson", "winners_", "cat"})
 ``breakdown``."""
 
 
-def _state_slot(node: ast.expr) -> str | None:
+def state_slot(node: ast.expr) -> str | None:
     """The State slot an attribute/subscript chain reaches on a non-self object, if any."""
     cur: ast.expr = node
     found = None
@@ -72,10 +72,10 @@ def violations(source: str, name: str = "<src>") -> list[str]:
         elif isinstance(node, ast.AugAssign | ast.AnnAssign):
             targets = [node.target]
         for t in targets:
-            if isinstance(t, ast.Attribute | ast.Subscript) and (slot := _state_slot(t)):
+            if isinstance(t, ast.Attribute | ast.Subscript) and (slot := state_slot(t)):
                 out.append(f"{where}: writes State's {slot}")
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and node.func.attr in MUTATORS and (slot := _state_slot(node.func.value)):
+                and node.func.attr in MUTATORS and (slot := state_slot(node.func.value)):
             out.append(f"{where}: mutates State's {slot} with {node.func.attr}()")
     return out
 

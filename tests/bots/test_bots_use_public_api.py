@@ -7,31 +7,13 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from rebirth.engine.state import State
+from test_architecture import MUTATORS, state_slot
 
 BOTS = Path(__file__).resolve().parents[2] / "src" / "rebirth" / "bots"
-MUTATORS = frozenset({"append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse",
-                      "setdefault", "update", "add", "discard", "__setitem__"})
-SLOTS = frozenset(s for s in State.__slots__ if not s.startswith("__"))
-
-
 def _root(node: ast.expr) -> ast.expr:
     while isinstance(node, ast.Attribute | ast.Subscript):
         node = node.value
     return node
-
-
-def _state_table(node: ast.expr) -> str | None:
-    """The State slot an attribute/subscript chain reaches on a non-self object, if any."""
-    cur: ast.expr = node
-    found = None
-    while isinstance(cur, ast.Attribute | ast.Subscript):
-        if isinstance(cur, ast.Attribute) and cur.attr in SLOTS:
-            found = cur.attr
-        cur = cur.value
-    if isinstance(cur, ast.Name) and cur.id in ("self", "cls"):
-        return None
-    return found
 
 
 def violations(source: str, name: str = "<src>") -> list[str]:
@@ -54,10 +36,10 @@ def violations(source: str, name: str = "<src>") -> list[str]:
         elif isinstance(node, ast.Delete):
             targets = list(node.targets)
         for t in targets:
-            if isinstance(t, ast.Attribute | ast.Subscript) and (slot := _state_table(t)):
+            if isinstance(t, ast.Attribute | ast.Subscript) and (slot := state_slot(t)):
                 out.append(f"{where}: writes state table {slot}")
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and node.func.attr in MUTATORS and (slot := _state_table(node.func.value)):
+                and node.func.attr in MUTATORS and (slot := state_slot(node.func.value)):
             out.append(f"{where}: mutates state table {slot} with {node.func.attr}()")
     return out
 
