@@ -13,7 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from rebirth.server import analysis, calc, data, health, lobby, play, static, table
+from rebirth.server import analysis, calc, data, health, lobby, notify, notify_api, play, static, table
 from rebirth.server.errors import ApiError, error_response, texts
 from rebirth.server.guard import Guard
 from rebirth.server.hub import GameFactory, Registry, SeedFactory, log
@@ -43,6 +43,10 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
         store = Store(settings.resolved_database_url())
         registry = Registry(store, settings, game_factory, seed_factory, metrics)
         app.state.registry = registry
+        # Turn notifications: the writers' hook and this worker's outbox dispatcher.
+        app.state.notifier = notifier = notify.Notifier(store, settings, registry)
+        notify.attach(registry, notifier)
+        notifier.start()
         # The table companion: the same authority-and-registry pattern, on the same store.
         app.state.tables = TableRegistry(store)
         if settings.redis_url:
@@ -53,6 +57,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
             yield
         finally:
             await registry.close()
+            await notifier.close()
             store.close()
 
     app = FastAPI(title="Rebirth", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
@@ -115,6 +120,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     # (WebSocket), the score calculator, the table companion, the analysis, then the pages.
     app.include_router(health.router)
     app.include_router(lobby.router)
+    app.include_router(notify_api.router)
     app.include_router(data.router)
     app.include_router(play.router)
     app.include_router(calc.router)

@@ -345,6 +345,7 @@ class Hub:
             await self._rebuild()
             raise ServerError from exc
         self.committed = m.version
+        self.registry.committed(self)
         broker = self.registry.broker
         if broker is not None:
             self._own.add(m.version)
@@ -628,6 +629,16 @@ class Registry:
         """Bot decisions made in this process (a test checks each bot step is thought once)."""
         self.bot_steps = 0
         """Bot decisions of this process that were committed."""
+        self.on_commit: list[Callable[[Hub], None]] = []
+        """Called after each committed step and when a game is loaded (server/notify.py)."""
+
+    def committed(self, hub: Hub) -> None:
+        """Run the :attr:`on_commit` hooks; one failing must not undo or delay the step."""
+        for hook in self.on_commit:
+            try:
+                hook(hub)
+            except Exception:
+                log.exception("game %s: a hook after version %d failed", hub.id, hub.committed)
 
     # ------------------------------------------------------------------ several workers
 
@@ -713,7 +724,9 @@ class Registry:
             match = await asyncio.to_thread(self.load_match, row)
             hub = Hub(self, row, match.game, match)
             self.hubs[game_id] = hub
-            return hub
+        # A restart re-checks whose turn it is (what a killed writer may not have enqueued).
+        self.committed(hub)
+        return hub
 
     async def load_all(self) -> None:
         """On start: rebuild every unfinished game and let its bots carry on (several workers:

@@ -22,6 +22,7 @@ from rebirth.server.data import require_board
 from rebirth.server.deps import BearerToken, RegistryDep, SettingsDep
 from rebirth.server.errors import ApiError, texts
 from rebirth.server.hub import Hub
+from rebirth.server.notify import NotifySpec, checked, forget, seat_link, subscribe
 from rebirth.server.store import TokenRow, hash_token
 
 router = APIRouter(prefix="/api", tags=["lobby"])
@@ -32,6 +33,8 @@ class SeatSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     kind: Literal["human", "easy", "normal", "hard", "expert"] = "human"
     name: str | None = Field(default=None, max_length=40)
+    notify: NotifySpec | None = None
+    """How a human seat's player is told it is their turn (server/notify.py)."""
 
 
 class NewGame(BaseModel):
@@ -84,6 +87,10 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
     if len(specs) != body.players:
         raise ApiError(400, "bad_seats", texts("server.bad_seats", players=body.players, n=len(specs)))
     kinds: list[str] = [s.kind for s in specs]
+    # Checked before anything is made: a bad address creates no game.
+    channels = {i: checked(s.notify, settings) for i, s in enumerate(specs)}
+    if any(any(channels[i]) and k != HUMAN for i, k in enumerate(kinds)):
+        raise ApiError(400, "bad_notify", texts("server.notify_bot"), {"field": "notify"})
     names = [(s.name or "").strip()
              or (f"Player {i + 1}" if s.kind == HUMAN else f"{s.kind.capitalize()} {i + 1}")
              for i, s in enumerate(specs)]
@@ -97,6 +104,10 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
         raise ApiError(503, "server_error") from exc
     gid = hub.id
     base = base_url(settings, request)
+    for i, (hook, mail) in channels.items():
+        if hook or mail:
+            await subscribe(request.app.state.notifier, hub, i, hook, mail,
+                            seat_link(base, gid, toks["seats"][i]))
     return {
         "game": gid,
         # Links built on a loopback address work on this computer only; the lobby says so.
@@ -141,6 +152,7 @@ async def revoke(game_id: str, seat: int, registry: RegistryDep, hub: GameHub,
     new = secrets.token_urlsafe(24)
     old = [c.token_hash for c in hub.conns if c.role == "seat" and c.seat == seat]
     await asyncio.to_thread(registry.store.replace_seat_token, game_id, seat, hash_token(new))
+    await forget(request.app.state.notifier, game_id, seat)  # the stored link held the old token
     for h in {h for h in old if h is not None}:
         await hub.close_token(h)
     await hub.announce()  # other workers close their sockets of the revoked link
