@@ -75,8 +75,8 @@ def _last_moves(registry: Any, ids: list[str]) -> dict[str, float]:
     with store.engine.connect() as c:
         made = {r.id: float(r.created) for r in c.execute(
             select(games.c.id, games.c.created).where(games.c.id.in_(ids)))}
-        moved = {r.game: float(r.t) for r in c.execute(
-            select(actions.c.game, func.max(actions.c.created).label("t"))
+        moved = {r.game: float(r.last) for r in c.execute(
+            select(actions.c.game, func.max(actions.c.created).label("last"))
             .where(actions.c.game.in_(ids)).group_by(actions.c.game))}
     return {g: moved.get(g, t) for g, t in made.items()}
 
