@@ -338,3 +338,25 @@ def test_my_games_lists_whose_turn_newest_move_first(tmp_path: Path) -> None:
             assert t not in text  # tokens are never sent back
         too_many = c.post("/api/my-games", json={"tokens": ["x"] * 51})
         assert too_many.status_code == 400 and too_many.json()["error"]["code"] == "bad_message"
+
+
+def test_a_restarted_server_enqueues_what_a_killed_writer_did_not(tmp_path: Path) -> None:
+    """A writer killed between its commit and its enqueue: the restarted server re-checks whose
+    turn it is when it loads the game and notifies that seat once (the outbox's key keeps a
+    second load from adding it again)."""
+    with receiver() as rec:
+        with kit.client(tmp_path, **fast()) as c:
+            g = kit.new_game(c, players=2, seats=[{"kind": "human"}, {"kind": "human"}])
+            gid = g["game"]
+            to_move = c.get(f"/api/games/{gid}").json()
+            with players(c, gid, [kit.token(s["url"]) for s in g["links"]["seats"]]) as ps:
+                seat = ps[0].view["current_player"]
+            # The channel appears in the database only (as if the enqueue after it was lost).
+            Outbox(store_of(c)).subscribe(gid, seat, rec.url("/late"), None, g["links"]["seats"][seat]["url"])
+            assert Outbox(store_of(c)).rows(gid) == [] and to_move["status"] == "playing"
+        for _ in range(2):
+            with kit.client(tmp_path, **fast()) as c:
+                assert wait_for(lambda: len(rec.on("/late")) == 1)
+                time.sleep(0.2)
+        assert len(rec.on("/late")) == 1
+        assert json.loads(rec.hits[0].body)["url"] == g["links"]["seats"][seat]["url"]

@@ -147,10 +147,11 @@ class Outbox:
             for ch in chosen:
                 ins = (sqlite.insert(notify_outbox) if self.store.is_sqlite
                        else postgresql.insert(notify_outbox))
-                r = c.execute(ins.values(game=game, version=version, seat=seat, channel=ch, kind=kind,
-                                         created=now, due=now if due is None else due, attempts=0)
-                              .on_conflict_do_nothing())
-                made += max(r.rowcount, 0)
+                # RETURNING, not rowcount: a row comes back only when one was inserted (the
+                # drivers' rowcount of an upsert differs).
+                made += len(c.execute(ins.values(game=game, version=version, seat=seat, channel=ch, kind=kind,
+                                                 created=now, due=now if due is None else due, attempts=0)
+                                      .on_conflict_do_nothing().returning(notify_outbox.c.id)).all())
             return made
 
     def claim(self, limit: int, lease: float) -> list[Job]:
