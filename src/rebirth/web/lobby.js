@@ -71,22 +71,42 @@ function showLinks(res, names, board) {
   void names;
 }
 
-function showMine() {
-  const ul = document.getElementById("mine");
-  ul.replaceChildren();
-  const list = myGames();
-  if (!list.length) ul.append(h("li", {}, t(lang, "lobby.mine.none")));
-  for (const g of list) {
-    const forget = h("button", { type: "button" }, t(lang, "lobby.forget"));
-    forget.addEventListener("click", () => { forgetGame(g.game); showMine(); });
-    const status = h("span", { class: "small" });
-    ul.append(h("li", {}, h("a", { href: g.url }, `${t(lang, `board.${g.board}`)} · ${g.label} · ${new Date(g.when).toLocaleString(lang)}`),
-      " ", status, " ", forget));
-    // The server keeps no list of a browser's games: ask for each one's public summary.
-    api(`/api/games/${encodeURIComponent(g.game)}`).then((s) => {
-      status.textContent = t(lang, s.status === "over" ? "lobby.over" : "lobby.playing");
-    }).catch(() => { status.textContent = t(lang, "lobby.gone"); });
+const tokenOf = (url) => new URLSearchParams(String(url).split("#")[1] || "").get("t");
+
+/** One game of "my games": whose turn, the last move, the seat (what the server said of it). */
+function mineItem(g, s) {
+  const forget = h("button", { type: "button" }, t(lang, "lobby.forget"));
+  forget.addEventListener("click", () => { forgetGame(g.game); showMine(); });
+  const board = t(lang, `board.${s?.board || g.board}`);
+  const label = s && !s.gone && s.seat !== null && s.seat !== undefined
+    ? t(lang, "mine.seat", { board, name: s.names[s.seat] })
+    : s?.role === "table" ? t(lang, "mine.table", { board }) : `${board} · ${g.label}`;
+  let status = t(lang, "lobby.gone");
+  if (s && !s.gone) {
+    status = s.status === "over" ? t(lang, "lobby.over")
+      : s.your_turn ? t(lang, "mine.your_turn") : t(lang, "mine.turn_of", { name: s.names[s.to_move] ?? "" });
   }
+  const when = s?.last_move ? t(lang, "mine.last", { when: new Date(s.last_move * 1000).toLocaleString(lang) }) : "";
+  return h("li", { class: s?.your_turn ? "mine-turn" : "", "data-game": g.game },
+    h("a", { href: g.url }, label), " ", h("b", { class: "mine-status" }, status), " ",
+    h("span", { class: "small" }, when), " ", forget);
+}
+
+async function showMine() {
+  const ul = document.getElementById("mine");
+  const list = myGames();
+  if (!list.length) { ul.replaceChildren(h("li", {}, t(lang, "lobby.mine.none"))); return; }
+  // The server keeps no list of a browser's games: it is asked about the links this browser
+  // holds, their tokens in the request body (never in a URL), and answers newest move first.
+  let answer = [];
+  try {
+    answer = (await api("/api/my-games", { method: "POST", body: { tokens: list.map((g) => tokenOf(g.url) || "") } })).games;
+  } catch { answer = []; }
+  const seen = new Set();
+  const items = [];
+  for (const s of answer) { seen.add(s.i); items.push(mineItem(list[s.i], s)); }
+  list.forEach((g, i) => { if (!seen.has(i)) items.push(mineItem(g, null)); });
+  ul.replaceChildren(...items);
 }
 
 async function create(ev) {
