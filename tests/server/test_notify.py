@@ -27,7 +27,7 @@ from canaries import SEED_CANARY, canary_game
 from rebirth.engine.game import Game
 from rebirth.server.outbox import Outbox
 from rebirth.server.store import Store
-from server import kit
+from server import kit, pgkit
 from server.notifykit import blackhole, closed_port_url, receiver, smtp_server, wait_for
 
 SEED_TEXTS = (str(SEED_CANARY), hex(SEED_CANARY)[2:])
@@ -104,12 +104,22 @@ def step(ps: list[Player]) -> float:
     return took
 
 
-def test_one_notification_per_turn_on_webhook_and_email(tmp_path: Path) -> None:
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, Any]]:
+    """The test's database: the default SQLite file, or a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        yield {}
+        return
+    with pgkit.database() as url:
+        yield {"database_url": url}
+
+
+def test_one_notification_per_turn_on_webhook_and_email(tmp_path: Path, db: dict[str, Any]) -> None:
     """Issue 16 item 2 (must-show): each seat's webhook and mailbox get exactly one
     notification per turn of that seat, with its own link and nothing hidden (S-5)."""
     with receiver() as rec, smtp_server() as smtp, kit.client(
             tmp_path, game_factory=canary_factory, seed_factory=lambda: SEED_CANARY,
-            **fast(smtp_host="127.0.0.1", smtp_port=smtp.port)) as c:
+            **fast(smtp_host="127.0.0.1", smtp_port=smtp.port, **db)) as c:
         g = kit.new_game(c, players=2, seats=[
             {"kind": "human", "name": "Ailsa",
              "notify": {"webhook": rec.url("/a"), "email": "ailsa@example.org"}},

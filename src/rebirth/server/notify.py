@@ -140,6 +140,8 @@ class Notifier:
         self._task: asyncio.Task[None] | None = None
         self._pending: set[asyncio.Task[Any]] = set()
         self._pool = ThreadPoolExecutor(DELIVERY_THREADS, thread_name_prefix="rebirth-notify")
+        self._last: dict[str, tuple[int, int]] = {}
+        """Per game, the turn last enqueued by this worker (no second round trip per step)."""
         self.delivered = 0
         """Deliveries that succeeded in this process (tests)."""
 
@@ -154,8 +156,9 @@ class Notifier:
         notification of the seat now to move. It runs as its own task: the step's broadcast
         does not wait for it."""
         key = turn_key(hub.match)
-        if key is None:
-            return
+        if key is None or self._last.get(hub.id) == key:
+            return  # the same turn goes on (a seat's second step): enqueued already
+        self._last[hub.id] = key
         version, seat = key
         self._spawn(self.enqueue(hub.id, seat, version=version))
 
@@ -167,7 +170,9 @@ class Notifier:
         try:
             made = await asyncio.to_thread(self.outbox.enqueue, game, version, seat, kind,
                                            self.channels(), due)
-        except Exception:  # the database is away: a restart or the next load enqueues it again
+        except Exception:  # the database is away: the next step, a restart or a load enqueues it again
+            if self._last.get(game) == (version, seat):
+                del self._last[game]
             log.exception("game %s: the notification of seat %d (version %d) could not be enqueued",
                           game, seat, version)
             return 0
@@ -250,11 +255,21 @@ class Notifier:
         await self._finish(job, "sent")
 
     def _stale(self, job: Job) -> bool:
-        """A turn notification whose turn is over already (a retry after the player moved)."""
+        """A turn notification whose turn is over already (the player moved before it went out,
+        or before a retry). Judged only from a game this worker has moved past the job's
+        version: a worker that is behind (another one wrote the steps) drops nothing."""
         if job.kind != "turn" or self.registry is None:
             return False
         hub = self.registry.hubs.get(job.game)
-        return hub is not None and turn_key(hub.match) != (job.version, job.seat)
+        if hub is None:
+            return False
+        m = hub.match
+        if m.state.is_terminal():
+            return True
+        key = turn_key(m)
+        if key is None:  # a bot is to move (a seat handed over): stale once past the job's version
+            return hub.committed > job.version
+        return key[0] > job.version
 
     async def _finish(self, job: Job, done: str, error: str | None = None) -> None:
         try:
