@@ -5,25 +5,36 @@ then receives that seat's turn with its own link; "My games" in the lobby says w
 
 from __future__ import annotations
 
+import email
+import email.policy
 import json
 import random
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import pytest
 from playwright.sync_api import Page
 
 from browser.kit import LiveServer, new_game, open_page, place_by_click, token_of
-from server.notifykit import receiver, wait_for
+from server.notifykit import Smtp, receiver, smtp_server, wait_for
 
 YOUR_TURN = "(Your turn) Rebirth"
 
 
 @pytest.fixture(scope="module")
-def notify_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """A server whose webhooks may reach this machine (the local receiver)."""
+def mailbox() -> Iterator[Smtp]:
+    """A local SMTP server (aiosmtpd) the notification e-mails go to."""
+    with smtp_server() as smtp:
+        yield smtp
+
+
+@pytest.fixture(scope="module")
+def notify_server(tmp_path_factory: pytest.TempPathFactory, mailbox: Smtp) -> Iterator[LiveServer]:
+    """A server whose webhooks may reach this machine (the local receiver) and which mails
+    through the local SMTP server."""
     srv = LiveServer(tmp_path_factory.mktemp("notify") / "rebirth.db", webhook_allow_private=True,
-                     notify_interval=0.05, notify_retry_s=0.05)
+                     notify_interval=0.05, notify_retry_s=0.05, smtp_host="127.0.0.1", smtp_port=mailbox.port)
     srv.start()
     yield srv
     srv.stop()
@@ -93,3 +104,56 @@ def test_the_tab_title_and_badge_change_when_it_becomes_your_turn(notify_server:
         assert lobby2.inner_text(f"#mine li[data-game='{res['game']}'] .mine-status") == f"{waiting}'s turn"
 
 
+
+
+def mail_text(data: bytes) -> str:
+    msg = email.message_from_bytes(data, policy=email.policy.default)
+    body = msg.get_body(("plain",))
+    assert body is not None
+    content: str = body.get_content()
+    return content
+
+
+def test_a_turn_based_game_notifies_each_turn_once_by_webhook_and_email(
+        notify_server: LiveServer, mailbox: Smtp, new_context: Any) -> None:
+    """Issue 16 must-show: a turn-based game played in two browser contexts (one per seat) where
+    a webhook receiver and a local SMTP server each get exactly one notification per turn of
+    their seat, holding that seat's link and no other seat's token."""
+    with receiver() as rec:
+        mails = ["ailsa@example.org", "brodie@example.org"]
+        res = new_game(notify_server, {"board": "scotland", "players": 2, "lang": "en", "seats": [
+            {"kind": "human", "name": "Ailsa", "notify": {"webhook": rec.url("/0"), "email": mails[0]}},
+            {"kind": "human", "name": "Brodie", "notify": {"webhook": rec.url("/1"), "email": mails[1]}}]})
+        links = [s["url"] for s in res["links"]["seats"]]
+        toks = [token_of(u) for u in links]
+        pages = [open_page(new_context(), u) for u in links]
+        rng = random.Random(5)
+        turns = [0, 0]
+
+        def got(seat: int) -> tuple[int, int]:
+            return (len(rec.on(f"/{seat}")), sum(mails[seat] in m.rcpt for m in mailbox.box))
+
+        def told(seat: int) -> bool:
+            return got(seat) == (turns[seat], turns[seat])
+
+        last = whose(pages)
+        turns[last] += 1
+        while sum(turns) < 7:
+            assert wait_for(partial(told, last), timeout=15), (turns, got(0), got(1))
+            place_by_click(pages[last], rng, until_mine=False)
+            now = whose(pages)
+            if now != last:
+                turns[now] += 1
+                last = now
+        assert wait_for(partial(told, last), timeout=15)
+        pages[0].wait_for_timeout(500)  # a second notification would have arrived by now
+        assert [got(0), got(1)] == [(turns[0], turns[0]), (turns[1], turns[1])]
+        for seat in (0, 1):
+            texts = [h.body.decode() for h in rec.on(f"/{seat}")] + [
+                mail_text(m.data) for m in mailbox.box if mails[seat] in m.rcpt]
+            for raw in texts + [m.data.decode() for m in mailbox.box if mails[seat] in m.rcpt]:
+                assert toks[1 - seat] not in raw
+            for text in texts:
+                assert links[seat] in text
+        for p in pages:
+            assert p.errors == []  # type: ignore[attr-defined]
