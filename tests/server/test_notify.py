@@ -370,3 +370,39 @@ def test_a_restarted_server_enqueues_what_a_killed_writer_did_not(tmp_path: Path
                 time.sleep(0.2)
         assert len(rec.on("/late")) == 1
         assert json.loads(rec.hits[0].body)["url"] == g["links"]["seats"][seat]["url"]
+
+
+def test_a_name_resolving_to_loopback_is_refused_at_delivery(tmp_path: Path,
+                                                             caplog: pytest.LogCaptureFixture) -> None:
+    """SSRF (issue 16 item 2): a webhook name is checked when it is called, after resolution;
+    ``localhost`` resolves to loopback, so nothing is sent, the row fails at once (a refusal
+    is not retried) and the refusal is logged."""
+    caplog.set_level(logging.WARNING, logger="rebirth.notify")
+    with receiver() as rec, kit.client(tmp_path, **fast(webhook_allow_private=False)) as c:
+        hook = f"http://localhost:{rec.port}/internal"
+        g = kit.new_game(c, players=2, seats=[{"kind": "human", "notify": {"webhook": hook}},
+                                              {"kind": "human", "notify": {"webhook": hook}}])
+        box = Outbox(store_of(c))
+        assert wait_for(lambda: [r["done"] for r in box.rows(g["game"])] == ["failed"])
+        assert box.rows(g["game"])[0]["attempts"] == 1 and rec.hits == []
+    assert any("refused" in r.getMessage() and "internal address" in r.getMessage() for r in caplog.records)
+
+
+def test_my_games_and_channels_answers_hold_nothing_hidden(tmp_path: Path) -> None:
+    """S-5 for the new answers: "my games" and a seat's channels carry no canary card, no
+    seed, no other seat's channels."""
+    with kit.client(tmp_path, game_factory=canary_factory, seed_factory=lambda: SEED_CANARY, **fast()) as c:
+        g = kit.new_game(c, players=2, seats=[
+            {"kind": "human", "notify": {"email": "a@example.org", "webhook": "https://a.example.org/h"}},
+            {"kind": "human", "notify": {"email": "b@example.org"}}])
+        toks = [kit.token(s["url"]) for s in g["links"]["seats"]]
+        with players(c, g["game"], toks) as ps:
+            for _ in range(4):
+                step(ps)
+        bodies = [c.post("/api/my-games", json={"tokens": toks}).text]
+        bodies += [c.get(f"/api/games/{g['game']}/notify", headers={"Authorization": f"Bearer {t}"}).text
+                   for t in toks]
+        for b in bodies:
+            assert "CANARY" not in b and not any(s in b for s in SEED_TEXTS)
+        assert "a@example.org" not in bodies[2] and "a.example.org" not in bodies[2]
+        assert "b@example.org" not in bodies[1] and "b@example.org" not in bodies[0]
