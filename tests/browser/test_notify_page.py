@@ -157,3 +157,34 @@ def test_a_turn_based_game_notifies_each_turn_once_by_webhook_and_email(
                 assert links[seat] in text
         for p in pages:
             assert p.errors == []  # type: ignore[attr-defined]
+
+
+def test_the_browser_notification_when_permitted_and_the_page_is_hidden(notify_server: LiveServer,
+                                                                       new_context: Any) -> None:
+    """Issue 16 item 2: "the browser's Notification API when permitted" — a seat that chose it,
+    in a browser that allows it, gets one notification when its turn comes while the page is in
+    the background (here: `document.hidden` reported true)."""
+    res = new_game(notify_server, {"board": "scotland", "players": 2, "lang": "en", "seats": [
+        {"kind": "human", "name": "Ailsa"}, {"kind": "human", "name": "Brodie"}]})
+    links = [s["url"] for s in res["links"]["seats"]]
+    ctxs = [new_context(permissions=["notifications"]) for _ in links]
+    for c in ctxs:
+        c.add_init_script("Object.defineProperty(document, 'hidden', { get: () => true });"
+                          "window.__shown = [];"
+                          "const N = window.Notification;"
+                          "window.Notification = class extends N { constructor(t, o) { super(t, o);"
+                          " window.__shown.push(t); } };"
+                          "Object.defineProperty(window.Notification, 'permission',"
+                          " { get: () => 'granted' });")
+    pages = [open_page(c, u) for c, u in zip(ctxs, links, strict=True)]
+    mover = whose(pages)
+    w = pages[1 - mover]
+    w.locator("#notify-browser").check()
+    assert w.evaluate("JSON.parse(localStorage.getItem(Object.keys(localStorage).find("
+                      "(k) => k.startsWith('rebirth.notify.')))).browser") is True
+    rng = random.Random(11)
+    while whose(pages) == mover:
+        place_by_click(pages[mover], rng, until_mine=False)
+    w.wait_for_function(f"document.title === {json.dumps(YOUR_TURN)}")
+    assert w.evaluate("window.__shown") == [YOUR_TURN]
+    assert pages[mover].evaluate("window.__shown") == []  # it did not choose them

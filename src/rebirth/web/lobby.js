@@ -81,7 +81,8 @@ function mineItem(g, s) {
   const label = s && !s.gone && s.seat !== null && s.seat !== undefined
     ? t(lang, "mine.seat", { board, name: s.names[s.seat] })
     : s?.role === "table" ? t(lang, "mine.table", { board }) : `${board} · ${g.label}`;
-  let status = t(lang, "lobby.gone");
+  // undefined: not asked yet (the list is shown at once, the server's answer fills it in).
+  let status = s === undefined ? "" : t(lang, "lobby.gone");
   if (s && !s.gone) {
     status = s.status === "over" ? t(lang, "lobby.over")
       : s.your_turn ? t(lang, "mine.your_turn") : t(lang, "mine.turn_of", { name: s.names[s.to_move] ?? "" });
@@ -96,12 +97,13 @@ async function showMine() {
   const ul = document.getElementById("mine");
   const list = myGames();
   if (!list.length) { ul.replaceChildren(h("li", {}, t(lang, "lobby.mine.none"))); return; }
+  ul.replaceChildren(...list.map((g) => mineItem(g, undefined)));
   // The server keeps no list of a browser's games: it is asked about the links this browser
   // holds, their tokens in the request body (never in a URL), and answers newest move first.
   let answer = [];
   try {
     answer = (await api("/api/my-games", { method: "POST", body: { tokens: list.map((g) => tokenOf(g.url) || "") } })).games;
-  } catch { answer = []; }
+  } catch { return; } // the server is away: the list stays as this browser knows it
   const seen = new Set();
   const items = [];
   for (const s of answer) { seen.add(s.i); items.push(mineItem(list[s.i], s)); }
