@@ -51,12 +51,10 @@ EMAIL_RE = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@"
 """An e-mail address as the lobby accepts it (a plain ``local@domain``: no display names, no
 quoted parts, nothing a mail header could be injected through)."""
 
-BATCH = 20
-"""Rows one dispatcher claims at a time."""
-
-DELIVERY_THREADS = 4
+DELIVERY_THREADS = 8
 """Threads deliveries run in: their own, so a stuck webhook never takes a thread a move's
-database commit needs (those run in the loop's default executor)."""
+database commit needs (those run in the loop's default executor). Also the most deliveries in
+flight: a dispatcher claims only what it can start at once, so no claimed row waits."""
 
 
 class NotifySpec(BaseModel):
@@ -139,6 +137,8 @@ class Notifier:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._pending: set[asyncio.Task[Any]] = set()
+        self._inflight: set[asyncio.Task[None]] = set()
+        self._closed = False
         self._pool = ThreadPoolExecutor(DELIVERY_THREADS, thread_name_prefix="rebirth-notify")
         self._last: dict[str, tuple[int, int]] = {}
         """Per game, the turn last enqueued by this worker (no second round trip per step)."""
@@ -193,11 +193,14 @@ class Notifier:
 
     async def close(self) -> None:
         """Stop the dispatcher (rows being delivered stay claimed until their lease ends)."""
-        for t in [self._task, *self._pending]:
-            if t is not None:
-                t.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await t
+        self._closed = True
+        tasks = [t for t in [self._task, *self._pending, *self._inflight] if t is not None]
+        for t in tasks:
+            t.cancel()
+        if tasks:
+            # Bounded: Python 3.11's wait_for can swallow a cancel that meets a wake-up; the
+            # loop then sees _closed and ends by itself.
+            await asyncio.wait(tasks, timeout=5)
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     @property
@@ -206,21 +209,35 @@ class Notifier:
         return 3 * self.settings.webhook_timeout + 30
 
     async def _run(self) -> None:
-        while True:
+        while not self._closed:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.settings.notify_interval)
+                async with asyncio.timeout(self.settings.notify_interval):
+                    await self._wake.wait()
             self._wake.clear()
+            if self._closed:
+                return
             try:
                 await self.dispatch()
             except Exception:  # the database is away: the next tick tries again
                 log.exception("the notification outbox could not be read")
 
     async def dispatch(self) -> int:
-        """Claim the due rows and deliver them side by side; returns how many were claimed."""
-        jobs = await asyncio.to_thread(self.outbox.claim, BATCH, self.lease)
-        if jobs:
-            await asyncio.gather(*(self._deliver(j) for j in jobs))
+        """Claim due rows (as many as there are free delivery threads) and start their
+        deliveries, without waiting for them: a webhook that hangs holds one thread until its
+        timeout, never the dispatcher. Returns how many were claimed."""
+        free = DELIVERY_THREADS - len(self._inflight)
+        if free <= 0:
+            return 0
+        jobs = await asyncio.to_thread(self.outbox.claim, free, self.lease)
+        for job in jobs:
+            task = asyncio.get_running_loop().create_task(self._deliver(job))
+            self._inflight.add(task)
+            task.add_done_callback(self._delivered)
         return len(jobs)
+
+    def _delivered(self, task: asyncio.Task[None]) -> None:
+        self._inflight.discard(task)
+        self._wake.set()  # a thread is free: rows that were due may be waiting
 
     async def _deliver(self, job: Job) -> None:
         loop = asyncio.get_running_loop()
