@@ -16,11 +16,11 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from rebirth.engine.actions import ActionError
+from rebirth.engine.actions import ActionError, Mark
 from rebirth.engine.events import Event
 from rebirth.engine.records import Seat, table_record
 from rebirth.engine.replay import ReplayedStep, logged, replay_log
-from rebirth.engine.table import TableState, apply_table_chance, new_table_game
+from rebirth.engine.table import TableDiscard, TableGame, apply_table_chance, new_table_game
 from rebirth.engine.tiles import TILE_CODES
 from rebirth.server.errors import LANGS, ApiError, texts
 from rebirth.server.store import Step, Store, TableRow, hash_token
@@ -35,30 +35,26 @@ MAX_ID = 64
 """Longer ids are unknown without a database look-up."""
 
 
-def fresh_state(row: TableRow) -> TableState:
+def fresh_state(row: TableRow) -> TableGame:
     """The state of a table game before any entry (raises the engine's set-up errors)."""
     s = row.setup
     return new_table_game(row.board, row.players, start_player=s["start_player"], variants=row.variants,
                           display=s.get("display", []), tower_tokens=s.get("tower_tokens"))
 
 
-def _legal(st: TableState) -> dict[str, Any]:
-    """What may be entered now: per hex the tiles (placements), discards, marks, outcomes."""
+def _legal(st: TableGame) -> dict[str, Any]:
+    """What may be entered now: per hex the tiles (placements), discards, marks, outcomes,
+    from the engine's legal entries (values, not re-parsed text)."""
     out: dict[str, Any] = {"hexes": {}, "discards": [], "marks": [], "outcomes": []}
     if st.is_terminal():
         return out
+    legal = st.legal_actions
     if st.is_chance_node():
-        out["outcomes"] = [st.action_text(o) for o, _ in st.chance_outcomes()]
+        out["outcomes"] = [str(e) for e in legal]
         return out
-    for aid in st.legal_action_ids():
-        text = st.action_text(aid)
-        if text.startswith("discard "):
-            out["discards"].append(text)
-        elif text.startswith("mark "):
-            out["marks"].append(text)
-        else:
-            tile, hexl = text.split("@", 1)
-            out["hexes"].setdefault(hexl, []).append(tile)
+    out["hexes"] = {label: [p.tile for p in places] for label, places in legal.by_hex().items()}
+    out["discards"] = [str(e) for e in legal.of_kind(TableDiscard)]
+    out["marks"] = [str(e) for e in legal.of_kind(Mark)]
     return out
 
 
@@ -68,7 +64,7 @@ class TableHub:
 
     registry: TableRegistry
     row: TableRow
-    state: TableState
+    state: TableGame
     last_entry: str | None = None
     last_events: list[Event] = field(default_factory=list)
     series: list[list[int]] = field(default_factory=list)
