@@ -147,7 +147,8 @@ class TableSupply(Source):
 
     __slots__ = ("card_queue", "deck_size", "drawn_now", "hidden", "moves", "supply_size")
 
-    def __init__(self, n: int, supply_size: int, deck_size: int) -> None:
+    def __init__(self, n: int = 0, supply_size: int = 0, deck_size: int = 0) -> None:
+        # (Also run with no arguments by a compiled class's __new__: clone() fills it.)
         self.moves = [0] * n
         """Per seat, tiles taken from its supply so far (placed or discarded)."""
         self.supply_size = supply_size
@@ -251,8 +252,12 @@ class TableGame:
 
     __slots__ = ("codec", "entries", "in_play", "pending", "state", "supply", "token_queue", "used")
 
-    def __init__(self, game: Game, start_player: int = 0, display: Sequence[str] = (),
+    def __init__(self, game: Game | None = None, start_player: int = 0, display: Sequence[str] = (),
                  tower_tokens: Sequence[str | None] | None = None) -> None:
+        if game is None:
+            # A bare instance for clone() to fill: a compiled class (mypyc) runs __init__
+            # with no arguments inside __new__.
+            return
         b = game.board
         n = game.players
         if not 0 <= start_player < n:
