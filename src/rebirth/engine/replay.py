@@ -147,13 +147,16 @@ def apply_reveal(state: State, text: str) -> list[Event]:
 
 
 def replay_log(state: S, log: Iterable[LogEntry], *,
+               before_step: Callable[[int, LogEntry], None] | None = None,
                on_step: Callable[[ReplayedStep], None] | None = None,
                apply_chance: Callable[[S, str], list[Event]] | None = None) -> S:
     """Re-enter ``log`` into ``state`` (a fresh state from the game's setup and seed),
     checking every entry; returns the state. Raises :class:`ReplayError` at the first
     entry that does not replay.
 
-    ``on_step`` is told each entry with its events as it is applied. ``apply_chance``
+    ``before_step`` is told each entry (with its index) just before it is applied, while
+    ``state`` is still the position it was made in (the analysis looks there); ``on_step``
+    is told each entry with its events once it is applied. ``apply_chance``
     applies a chance text; it is required unless ``state`` is an engine State (then a
     normal game's ``reveal T``, advancing the chance stream); the table mode passes its own,
     which also takes entered tokens and cards (a table has no chance stream).
@@ -165,6 +168,8 @@ def replay_log(state: S, log: Iterable[LogEntry], *,
     else:
         raise TypeError("replay_log: apply_chance is required for a state that is not a State")
     for i, entry in enumerate(log):
+        if before_step is not None:
+            before_step(i, entry)
         if isinstance(entry, ChanceEntry):
             if not state.is_chance_node():
                 raise ReplayError(NO_CHANCE, i, entry, state.current_player)
