@@ -257,8 +257,8 @@ def test_fuzz_never_500(tmp_path: Path) -> None:
             elif kind == 3:
                 s = get(c, gid, auth)
                 legal = s["legal"]
-                opts = [f"{t}@{h}" for h, ts in legal["hexes"].items() for t in ts] + legal["outcomes"] \
-                    + legal["discards"] + legal["marks"]
+                opts = [f"{t}@{h}" for h, ts in legal["hexes"].items() for t in ts] + [
+                    e["text"] for e in legal["outcomes"] + legal["discards"] + legal["marks"]]
                 if not opts:
                     break
                 body = {"entry": rng.choice(opts), "version": s["version"]}
@@ -318,7 +318,10 @@ def test_ireland_tokens_at_setup_and_variants(tmp_path: Path) -> None:
         gid2, auth2 = create(c, board="ireland", players=2, display=display,
                              tower_tokens=[None, *toks[1:]])
         s = entry(c, gid2, auth2, f"{tile}@{hx}").json()
-        assert s["asked"]["en"].startswith("token on tower") and s["legal"]["outcomes"] == ["token points5"]
+        assert s["asked"]["en"].startswith("token on tower")
+        # Entries arrive as facts (kind and parts), so that no page splits their text.
+        assert s["legal"]["outcomes"] == [{"kind": "token", "token": "points5", "text": "token points5"}]
+        assert s["last_place"] == {"seat": 0, "hex": hx}
         assert s["last"]["events"] == [] and s["current_player"] is None
         s = entry(c, gid2, auth2, "token points5").json()
         assert s["asked"] is None and s["view"]["tower_tokens"][0] == "points5"

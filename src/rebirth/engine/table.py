@@ -135,6 +135,25 @@ class CardEntry:
 TableEntry = TablePlace | TableDiscard | Mark | Reveal | TokenEntry | CardEntry
 """Anything entered at a table: a seat's move, or an outcome the table turned over."""
 _OUTCOMES = (Reveal, TokenEntry, CardEntry)
+
+
+def entry_json(entry: TableEntry) -> dict[str, str]:
+    """An entry as JSON facts for a page: its kind, its parts and its text (the wire form
+    sent back to enter it), so that no page splits entry texts."""
+    out: dict[str, str] = {"text": str(entry)}
+    if isinstance(entry, TablePlace):
+        out.update(kind="place", tile=entry.tile, hex=entry.label)
+    elif isinstance(entry, TableDiscard):
+        out.update(kind="discard", tile=entry.tile)
+    elif isinstance(entry, Mark):
+        out.update(kind="mark", mission=entry.mission)
+    elif isinstance(entry, Reveal):
+        out.update(kind="reveal", tile=entry.tile)
+    elif isinstance(entry, TokenEntry):
+        out.update(kind="token", token=entry.token)
+    else:
+        out.update(kind="card", card=entry.card)
+    return out
 _OUTCOME_WORDS = ("token", "card", "reveal")
 
 
@@ -531,6 +550,15 @@ class TableGame:
     def action_text(self, aid: int) -> str:
         """The text of an id (``S3@H7``), or while an outcome is asked of an outcome."""
         return str(self.entry_of(aid))
+
+    def last_placement(self) -> tuple[int, TablePlace] | None:
+        """The seat and entry of the last placement entered (None before the first)."""
+        for seat, aid in reversed(self.entries):
+            if seat >= 0:
+                kind, a, h = self.codec.split(aid)
+                if kind == "place":
+                    return seat, TablePlace(tile_code(a), self.board.spaces[h].label)
+        return None
 
     # ------------------------------------------------------------------ apply
 

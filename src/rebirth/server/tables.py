@@ -20,7 +20,7 @@ from rebirth.engine.actions import ActionError, Mark
 from rebirth.engine.events import Event
 from rebirth.engine.records import Seat, table_record
 from rebirth.engine.replay import ReplayedStep, logged, replay_log
-from rebirth.engine.table import TableDiscard, TableGame, apply_table_chance, new_table_game
+from rebirth.engine.table import TableDiscard, TableGame, apply_table_chance, entry_json, new_table_game
 from rebirth.engine.tiles import TILE_CODES
 from rebirth.server.errors import LANGS, ApiError, texts
 from rebirth.server.store import Step, Store, TableRow, hash_token
@@ -50,11 +50,11 @@ def _legal(st: TableGame) -> dict[str, Any]:
         return out
     legal = st.legal_actions
     if st.is_chance_node():
-        out["outcomes"] = [str(e) for e in legal]
+        out["outcomes"] = [entry_json(e) for e in legal]
         return out
     out["hexes"] = {label: [p.tile for p in places] for label, places in legal.by_hex().items()}
-    out["discards"] = [str(e) for e in legal.of_kind(TableDiscard)]
-    out["marks"] = [str(e) for e in legal.of_kind(Mark)]
+    out["discards"] = [entry_json(e) for e in legal.of_kind(TableDiscard)]
+    out["marks"] = [entry_json(e) for e in legal.of_kind(Mark)]
     return out
 
 
@@ -113,6 +113,8 @@ class TableHub:
             "remaining": [dict(zip(TILE_CODES, st.remaining(q), strict=True)) for q in range(n)],
             "supply_left": [st.supply_left(q) for q in range(n)],
             "last": {"entry": self.last_entry, "events": [e.to_json(None) for e in self.last_events]},
+            "last_place": None if (lp := st.last_placement()) is None
+            else {"seat": lp[0], "hex": lp[1].label},
             "entries": st.history_json(),
             "series": self.series if st.is_terminal() else [],
             "view": st.view(None).to_json(),
