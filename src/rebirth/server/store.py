@@ -447,6 +447,11 @@ class Store:
         return TableRow(g.id, g.board, g.players, json.loads(g.variants), json.loads(g.names),
                         json.loads(g.colours), json.loads(g.setup), g.lang), entries
 
+    def table_steps(self, table_id: str) -> list[Step]:
+        """A table game's entries in order (empty for an unknown game)."""
+        with self.engine.connect() as c:
+            return _table_entries(c, table_id)
+
     def table_of_token(self, token: str) -> str | None:
         """The id of the table game ``token`` opens (None: unknown)."""
         with self.engine.connect() as c:

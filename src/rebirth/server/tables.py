@@ -4,13 +4,18 @@ lifespan like the online game's :class:`~rebirth.server.hub.Registry` (docs/tabl
 
 Order of every accepted entry, as for the online game: the engine checks it on a copy, the
 store commits it (off the event loop), and only then does the copy become the game. A restart
-rebuilds a table game by re-entering its stored entries (the engine checks each).
+rebuilds a table game by re-entering its stored entries (the engine checks each). Several
+server processes may share one database: every request reads the stored entries first
+(:meth:`TableHub.current`) and re-enters them when another process changed them, and the
+``UNIQUE(game, seq)`` log refuses a second writer of the same entry.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -70,6 +75,8 @@ class TableHub:
     series: list[list[int]] = field(default_factory=list)
     """The scores after each entry (the end screen's chart)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    stored: list[tuple[int | None, str]] = field(default_factory=list)
+    """The entries this hub's state was built from, as stored: (seat, text)."""
 
     @property
     def id(self) -> str:
@@ -96,6 +103,21 @@ class TableHub:
         self.state = replay_log(st, log, on_step=keep, apply_chance=apply_table_chance)
         self.last_entry = log[-1].text if log else None
         self.last_events = events
+        self.stored = [(e.seat, e.text) for e in stored]
+
+    @contextlib.asynccontextmanager
+    async def current(self) -> AsyncIterator[TableHub]:
+        """Hold the hub's lock with its state as stored now: another server process on the
+        same database (a second worker) may have entered or undone entries since this one
+        last looked, so the stored entries are read and, if they differ, re-entered."""
+        async with self.lock:
+            try:
+                stored = await asyncio.to_thread(self.registry.store.table_steps, self.id)
+            except SQLAlchemyError as exc:
+                raise ApiError(503, "server_error") from exc
+            if [(e.seat, e.text) for e in stored] != self.stored:
+                self.replay(stored)
+            yield self
 
     # ------------------------------------------------------------------ reading
 
@@ -159,6 +181,7 @@ class TableHub:
             # Storage itself failed (disk full, read-only): say so; nothing was recorded.
             raise ApiError(503, "server_error") from exc
         self.state = trial
+        self.stored.append((stored_seat, stored))
         self.series.append(trial.score[:])
         self.last_entry = stored
         self.last_events = events
