@@ -139,7 +139,13 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--games", type=int_in(1, 1_000_000), required=True)
     sp.add_argument("--out", required=True, metavar="DIR", help="a new folder for the data")
     sp.add_argument("--seed", type=int_in(-SEED_LIMIT, SEED_LIMIT), default=0)
-    sp.add_argument("--jobs", type=int_in(1, 256), default=1, help="parallel worker processes")
+    sp.add_argument("--jobs", type=int_in(1, 256), default=1,
+                    help="parallel worker processes (with --backend ray: CPUs of the local Ray instance)")
+    sp.add_argument("--backend", choices=BACKENDS, default="local",
+                    help="local: worker processes of this machine (default); ray: Ray tasks "
+                         "(pip install 'rebirth[scale]')")
+    sp.add_argument("--address", default=None, metavar="ADDR",
+                    help="with --backend ray: join the Ray cluster at ADDR instead of starting one")
     sp.add_argument("--epsilon", type=float, default=0.05,
                     help="share of moves played at random for variety (0..1, default 0.05)")
 
