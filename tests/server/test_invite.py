@@ -15,8 +15,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from rebirth.server import migrate
-from rebirth.server.invites import invites
-from rebirth.server.store import hash_token, tokens
+from rebirth.server.store import hash_token, invites, tokens
 from server import kit
 
 HUMANS3 = [{"kind": "human", "name": "Ailsa"}, {"kind": "human", "name": "Brodie"},
