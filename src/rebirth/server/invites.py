@@ -22,6 +22,7 @@ from sqlalchemy import ColumnElement, Connection, insert, select, update
 from rebirth.app.match import HUMAN
 from rebirth.server.store import Store, hash_token, invites, tokens
 
+
 def new_code() -> str:
     """A fresh secret (an invitation code or a token): 192 random bits, URL-safe."""
     return secrets.token_urlsafe(24)
