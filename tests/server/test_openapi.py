@@ -6,6 +6,7 @@ content type, headers, body)."""
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
@@ -30,8 +31,9 @@ from schemathesis.specs.openapi.checks import (
 from rebirth.server.app import create_app
 from server import kit
 
-MAX_EXAMPLES = 20
-"""Examples per operation and generation mode: the whole run stays well under a minute on a busy machine."""
+MAX_EXAMPLES = int(os.environ.get("REBIRTH_FUZZ_EXAMPLES", "20"))
+"""Examples per operation and generation mode: the whole run stays well under a minute on a
+busy machine (a deeper run: ``REBIRTH_FUZZ_EXAMPLES=150``, about three minutes)."""
 CHECKS = [schemathesis.checks.not_a_server_error, status_code_conformance, content_type_conformance,
           response_headers_conformance, response_schema_conformance]
 
