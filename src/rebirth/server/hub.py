@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import random
 import secrets
@@ -30,6 +31,8 @@ from rebirth.engine.game import Game, Setup
 from rebirth.engine.records import Seat
 from rebirth.engine.replay import LogEntry, ReplayError, logged
 from rebirth.server.errors import ApiError, error_frame
+from rebirth.server.frames import FrameCache, dumps
+from rebirth.server.lifecycle import retry_delay
 from rebirth.server.metrics import Metrics
 from rebirth.server.settings import Settings
 from rebirth.server.store import GameRow, StaleWrite, Step, Store, TokenRow, hash_token
@@ -128,6 +131,18 @@ class Conn:
         try:
             async with self.send_lock:
                 await asyncio.wait_for(self.ws.send_json(msg), SEND_TIMEOUT)
+            return True
+        except Exception:  # a gone or stuck client must not stop the game
+            self.closed = True
+            return False
+
+    async def send_text(self, text: str) -> bool:
+        """Send one message already serialised (a broadcast shares it); False when gone."""
+        if self.closed:
+            return False
+        try:
+            async with self.send_lock:
+                await asyncio.wait_for(self.ws.send_text(text), SEND_TIMEOUT)
             return True
         except Exception:  # a gone or stuck client must not stop the game
             self.closed = True
@@ -259,9 +274,9 @@ class Hub:
             await c.send(self._sync_frame(c, -1))
 
     async def _presence(self) -> None:
-        msg = {"type": "presence", "online": self.online()}
+        text = dumps({"type": "presence", "online": self.online()})
         for c in list(self.conns):
-            await c.send(msg)
+            await c.send_text(text)
 
     async def close_token(self, token_hash_: str) -> None:
         """A revoked token: its sockets are told and closed."""
@@ -292,6 +307,7 @@ class Hub:
             if self.multi and await self._catch_up_or_rebuild():
                 # Another worker moved the game on: this connection learns it first.
                 await self._broadcast()
+            await self._settle()
             who = self.acting_seat(c, seat)
             old = self.match.version
             self.match.submit(who, action, version)  # raises and changes nothing when refused
@@ -342,13 +358,26 @@ class Hub:
         except Exception as exc:
             metrics.store_failures.inc()
             log.exception("game %s: storing version %d failed; rebuilding from the log", self.id, m.version)
-            await self._rebuild()
+            try:
+                await self._rebuild()
+            except Exception:  # the store cannot even be read: rebuilt before the next step
+                log.warning("game %s: rebuilding failed too; retried before the next step", self.id)
             raise ServerError from exc
         self.committed = m.version
         broker = self.registry.broker
         if broker is not None:
             self._own.add(m.version)
             await broker.publish(self.id, m.version)
+
+    async def _settle(self) -> None:
+        """A step whose commit failed and whose undo could not read the store is still in the
+        match: rebuild from the log before anything else (:class:`ServerError` while the store
+        stays away)."""
+        if self.match.version != self.committed:
+            try:
+                await self._rebuild()
+            except Exception as exc:
+                raise ServerError from exc
 
     async def _rebuild(self) -> None:
         """The match again from the stored game (its setup, seed, seat kinds and log)."""
@@ -460,6 +489,9 @@ class Hub:
         """Each connection gets the new steps as its seat may see them."""
         m = self.match
         over = m.state.is_terminal()
+        # Connections that see the same (every spectator; devices of one seat) share one text.
+        frames = FrameCache(self.registry.metrics.frames_serialised)
+        online = self.online()
         for c in list(self.conns):
             if c.role is None:
                 continue
@@ -468,11 +500,16 @@ class Hub:
                 c.seat = None
                 ok = await c.send(self._sync_frame(c, -1))
             else:
-                ok = await c.send({"type": "update", "version": m.version, "view": m.view(c.seat).to_json(),
-                                   "events": m.events_for(c.seat, c.last), "online": self.online()})
+                ok = await c.send_text(frames.text((c.seat, c.last),
+                                                   functools.partial(self._update, c.seat, c.last, online)))
                 c.last = m.version
             if not ok and c in self.conns:
                 self.conns.remove(c)
+
+    def _update(self, seat: int | None, last: int, online: list[bool]) -> dict[str, Any]:
+        m = self.match
+        return {"type": "update", "version": m.version, "view": m.view(seat).to_json(),
+                "events": m.events_for(seat, last), "online": online}
 
     # ------------------------------------------------------------------ bots
 
@@ -516,6 +553,7 @@ class Hub:
                 async with self.lock:
                     if self.multi and await self._catch_up_or_rebuild():
                         await self._broadcast()
+                    await self._settle()
                     m = self.match
                     if m.state.is_terminal() or m.is_human_turn():
                         return
@@ -538,11 +576,13 @@ class Hub:
                 metrics.action_seconds.labels("bot").observe(time.perf_counter() - start)
                 failures = 0
             except ServerError:
+                # Storage is away (full, read-only, unreachable): try again with backoff, for as
+                # long as it takes — the game resumes by itself once storage works again.
                 failures += 1
-                if failures > 5:
-                    log.error("game %s: bots stopped after repeated storage failures", self.id)
-                    return
-                await asyncio.sleep(1.0)
+                wait = retry_delay(failures, self.registry.settings.bot_retry_max)
+                log.warning("game %s: storing a bot step failed (%d in a row); retrying in %.1f s",
+                            self.id, failures, wait)
+                await asyncio.sleep(wait)
 
     async def hand_to_bot(self, seat: int, grace: float) -> None:
         """A leaver's seat is played by a bot from now on."""
@@ -638,6 +678,7 @@ class Registry:
 
         self.broker = Broker(self.settings.redis_url, self.settings.redis_prefix, self._notice,
                              self._heal_now.set)
+        self.metrics.track_redis_reconnects(lambda: self.broker.reconnects if self.broker else 0)
         await self.broker.start()
         self._heal_task = asyncio.get_running_loop().create_task(self._heal_loop())
 
@@ -721,7 +762,9 @@ class Registry:
         if self.broker is not None:
             await self.adopt()
             return
-        for gid in await asyncio.to_thread(self.store.game_ids, "playing"):
+        # Only games with a bot seat: a game of humans is loaded when a device connects, so the
+        # start does not grow with the number of unfinished games.
+        for gid in await asyncio.to_thread(self.store.bot_games):
             try:
                 hub = await self.get(gid)
             except Exception:  # one broken game must not keep the server from starting
