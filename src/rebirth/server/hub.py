@@ -107,6 +107,12 @@ def new_steps(m: Match, old_version: int) -> list[Step]:
     return [Step(st.version, st.seat, st.text) for st in m.steps if st.version > old_version]
 
 
+def steps_before(m: Match, version: int) -> list[Step]:
+    """The match's own log up to ``version`` (undoing a step the store could not take, when the
+    store cannot be read either)."""
+    return [Step(st.version, st.seat, st.text) for st in m.steps if 0 < st.version <= version]
+
+
 @dataclass(eq=False)
 class Conn:
     """One WebSocket of one device."""
@@ -307,7 +313,6 @@ class Hub:
             if self.multi and await self._catch_up_or_rebuild():
                 # Another worker moved the game on: this connection learns it first.
                 await self._broadcast()
-            await self._settle()
             who = self.acting_seat(c, seat)
             old = self.match.version
             self.match.submit(who, action, version)  # raises and changes nothing when refused
@@ -360,24 +365,16 @@ class Hub:
             log.exception("game %s: storing version %d failed; rebuilding from the log", self.id, m.version)
             try:
                 await self._rebuild()
-            except Exception:  # the store cannot even be read: rebuilt before the next step
-                log.warning("game %s: rebuilding failed too; retried before the next step", self.id)
+            except Exception:  # the store cannot even be read: undo from the match's own steps
+                log.warning("game %s: the log cannot be read either; undoing from memory", self.id)
+                self.match = await asyncio.to_thread(rebuild, self.game, self.row, steps_before(m, old))
+                self.committed = self.match.version
             raise ServerError from exc
         self.committed = m.version
         broker = self.registry.broker
         if broker is not None:
             self._own.add(m.version)
             await broker.publish(self.id, m.version)
-
-    async def _settle(self) -> None:
-        """A step whose commit failed and whose undo could not read the store is still in the
-        match: rebuild from the log before anything else (:class:`ServerError` while the store
-        stays away)."""
-        if self.match.version != self.committed:
-            try:
-                await self._rebuild()
-            except Exception as exc:
-                raise ServerError from exc
 
     async def _rebuild(self) -> None:
         """The match again from the stored game (its setup, seed, seat kinds and log)."""
@@ -553,7 +550,6 @@ class Hub:
                 async with self.lock:
                     if self.multi and await self._catch_up_or_rebuild():
                         await self._broadcast()
-                    await self._settle()
                     m = self.match
                     if m.state.is_terminal() or m.is_human_turn():
                         return
