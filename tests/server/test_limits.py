@@ -22,7 +22,7 @@ BOTS = [{"kind": "easy"}, {"kind": "easy"}]
 HUMANS = [{"kind": "human"}, {"kind": "human"}]
 
 
-def _game(c: TestClient, seats: list[dict[str, str]] = HUMANS, **headers: str) -> Any:
+def _game(c: TestClient, seats: list[dict[str, str]] = HUMANS, headers: dict[str, str] | None = None) -> Any:
     return c.post("/api/games", json={"board": "ireland", "players": 2, "seats": seats},
                   headers=headers)
 
@@ -33,6 +33,11 @@ def _assert_refusal(r: Any, code: str) -> dict[str, Any]:
     assert err["code"] == code, err
     assert err["message"]["en"] and err["message"]["de"] and err["message"]["en"] != err["message"]["de"]
     return err
+
+
+def _state(c: TestClient) -> Any:
+    """The app's state (registry, lifecycle, caps)."""
+    return c.app.state  # type: ignore[attr-defined]
 
 
 def _skip_presence(ws: WebSocketTestSession) -> dict[str, Any]:
@@ -65,7 +70,7 @@ def test_lobby_creation_flood_gets_429_with_retry_after_and_memory_stays_bounded
         assert 1 <= wait <= 60 and err["details"]["retry_after"] == wait
         assert str(wait) in err["message"]["en"]
         assert r.headers["x-frame-options"] == "DENY"  # the guard's headers on a 429 too
-        assert len(c.app.state.registry.hubs) <= 5
+        assert len(_state(c).registry.hubs) <= 5
         assert len(Store(kit.settings(tmp_path).resolved_database_url()).game_ids()) == 5
 
 
@@ -73,11 +78,12 @@ def test_forwarded_for_counts_only_from_a_trusted_proxy(tmp_path: Path) -> None:
     """The client address is the peer, or what a trusted proxy forwarded for (forwarded_allow_ips)."""
     with kit.client(tmp_path, rate_create="2/minute", forwarded_allow_ips="testclient") as c:
         for addr in ("203.0.113.1", "203.0.113.2"):
-            assert [_game(c, **{"X-Forwarded-For": addr}).status_code for _ in range(3)] == [201, 201, 429]
+            codes = [_game(c, headers={"X-Forwarded-For": addr}).status_code for _ in range(3)]
+            assert codes == [201, 201, 429]
     (tmp_path / "b").mkdir()
     with kit.client(tmp_path / "b", rate_create="2/minute", forwarded_allow_ips="10.0.0.9") as c:
         # The peer is not a trusted proxy: a forged header names no one else.
-        codes = [_game(c, **{"X-Forwarded-For": f"203.0.113.{i}"}).status_code for i in range(3)]
+        codes = [_game(c, headers={"X-Forwarded-For": f"203.0.113.{i}"}).status_code for i in range(3)]
         assert codes == [201, 201, 429]
 
 
@@ -154,7 +160,7 @@ def test_games_per_client_are_capped_and_the_cap_survives_a_restart(tmp_path: Pa
         assert [_game(c).status_code for _ in range(2)] == [201, 201]
         err = _assert_refusal(_game(c), "too_many_games")
         assert err["details"]["cap"] == 2 and "2" in err["message"]["en"]
-        assert _game(c, **{"X-Forwarded-For": "203.0.113.5"}).status_code == 201
+        assert _game(c, headers={"X-Forwarded-For": "203.0.113.5"}).status_code == 201
     with kit.client(tmp_path, **kw) as c:
         r = _game(c)
         assert r.status_code == 429 and r.json()["error"]["code"] == "too_many_games"
@@ -164,7 +170,7 @@ def test_finished_games_do_not_count_against_the_cap(tmp_path: Path) -> None:
     with kit.client(tmp_path, max_games_per_client=1) as c:
         gid = _game(c).json()["game"]
         assert _game(c).status_code == 429
-        store: Store = c.app.state.registry.store
+        store: Store = _state(c).registry.store
         from sqlalchemy import update
 
         from rebirth.server.store import games
@@ -177,7 +183,7 @@ def test_running_all_bot_games_are_capped_on_the_whole_server(tmp_path: Path) ->
     """Issue 15 item 6: a cap on running games with bots only (they cost CPU with nobody playing)."""
     with kit.client(tmp_path, max_bot_games=1, bot_delay=30.0, forwarded_allow_ips="testclient") as c:
         assert _game(c, BOTS).status_code == 201
-        r = _game(c, BOTS, **{"X-Forwarded-For": "203.0.113.9"})  # another client: the cap is global
+        r = _game(c, BOTS, headers={"X-Forwarded-For": "203.0.113.9"})  # another client: the cap is global
         err = _assert_refusal(r, "too_many_bot_games")
         assert r.status_code == 429 and err["details"]["cap"] == 1
         assert _game(c, [{"kind": "human"}, {"kind": "easy"}]).status_code == 201
@@ -217,7 +223,7 @@ def test_idle_games_leave_memory_and_come_back_on_demand(tmp_path: Path) -> None
     """Issue 15 item 6: after many games the number of games in memory stays bounded; a dropped
     game is loaded again from the store when asked for, with its moves."""
     with kit.client(tmp_path, hub_idle=3600.0) as c:
-        registry, life = c.app.state.registry, c.app.state.lifecycle
+        registry, life = _state(c).registry, _state(c).lifecycle
         first = _game(c).json()
         tok = kit.token(first["links"]["seats"][0]["url"])
         with c.websocket_connect(f"/ws/games/{first['game']}") as ws:
@@ -250,7 +256,7 @@ def test_restart_loads_only_games_with_bots(tmp_path: Path) -> None:
         humans = [_game(c).json()["game"] for _ in range(20)]
         bots = _game(c, [{"kind": "human"}, {"kind": "easy"}]).json()["game"]
     with kit.client(tmp_path, bot_delay=3600.0) as c:
-        registry = c.app.state.registry
+        registry = _state(c).registry
         deadline = time.monotonic() + 20
         while bots not in registry.hubs and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -342,6 +348,6 @@ def test_bot_games_resume_by_themselves_when_storage_works_again(
                 break
             time.sleep(0.1)
         assert s["version"] >= 5, s
-        registry = c.app.state.registry
+        registry = _state(c).registry
         stored = Store(kit.settings(tmp_path).resolved_database_url())
         assert len(stored.steps(bot)) == registry.hubs[bot].committed >= 5
