@@ -169,6 +169,9 @@ def test_redis_killed_mid_game_and_restarted_play_goes_on(tmp_path: Path) -> Non
                     assert s.seen >= set(range(1, final + 1)), s.name
             assert registry(a).broker.reconnects >= 1  # type: ignore[union-attr]
             assert registry(b).broker.reconnects >= 1  # type: ignore[union-attr]
+            # Exported for Prometheus (issue 15 item 5/6).
+            n = registry(a).broker.reconnects  # type: ignore[union-attr]
+            assert f"rebirth_redis_reconnects_total {float(n)}" in a.get("/metrics").text
             assert len(check_log(db, gid)) == final
             record_and_replay(a, gid, toks[0], socks[0].view["scores"])
 
