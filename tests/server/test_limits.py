@@ -249,6 +249,29 @@ def test_idle_games_leave_memory_and_come_back_on_demand(tmp_path: Path) -> None
             assert kit.hello(ws, tok)["version"] == version
 
 
+def test_a_dropped_game_waiting_for_a_human_is_not_adopted_again_until_it_moves(tmp_path: Path) -> None:
+    """The version check of several workers adopts bot games nobody drives; one that waits for a
+    human who left is dropped when idle and stays out of memory until its stored version moves."""
+    with kit.client(tmp_path) as c:
+        registry, life = _state(c).registry, _state(c).lifecycle
+        g = _game(c, [{"kind": "human"}, {"kind": "easy"}]).json()
+        gid = g["game"]
+        deadline = time.monotonic() + 20
+        while not registry.hubs[gid].match.is_human_turn():
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        time.sleep(0.1)
+        life.sweep(time.monotonic())
+        assert life.sweep(time.monotonic() + 3600) == [gid]
+        assert registry.parked == {gid: registry.store.versions([gid])[gid]}
+        assert c.portal is not None
+        c.portal.call(registry.adopt)
+        assert gid not in registry.hubs
+        # Asked for, it is loaded again (and no longer parked).
+        assert c.get(f"/api/games/{gid}").status_code == 200
+        assert gid in registry.hubs and registry.parked == {}
+
+
 def test_restart_loads_only_games_with_bots(tmp_path: Path) -> None:
     """Issue 15 item 6: a restart does not rebuild every unfinished game before listening: the
     games of humans are loaded when a device asks for them."""

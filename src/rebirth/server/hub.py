@@ -664,6 +664,9 @@ class Registry:
         """Bot decisions made in this process (a test checks each bot step is thought once)."""
         self.bot_steps = 0
         """Bot decisions of this process that were committed."""
+        self.parked: dict[str, int] = {}
+        """Games dropped from memory while a human was to move, with their version then: the
+        version check adopts them again only once their stored version moved (lifecycle.py)."""
 
     # ------------------------------------------------------------------ several workers
 
@@ -716,7 +719,11 @@ class Registry:
         worker's, or after a restart) and let their bots carry on. A game whose lock another
         worker holds stays there: each bot game is in the memory of one worker (plus those of
         workers with a connection to it)."""
-        for gid in await asyncio.to_thread(self.store.bot_games):
+        ids = await asyncio.to_thread(self.store.bot_games)
+        if self.parked:
+            moved = await asyncio.to_thread(self.store.versions, [g for g in ids if g in self.parked])
+            ids = [g for g in ids if g not in self.parked or moved.get(g) != self.parked[g]]
+        for gid in ids:
             if gid in self.hubs or not await asyncio.to_thread(self.store.try_bot_lock, gid):
                 continue
             adopted: Hub | None = None
@@ -750,6 +757,7 @@ class Registry:
             match = await asyncio.to_thread(self.load_match, row)
             hub = Hub(self, row, match.game, match)
             self.hubs[game_id] = hub
+            self.parked.pop(game_id, None)
             return hub
 
     async def load_all(self) -> None:

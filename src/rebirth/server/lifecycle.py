@@ -74,6 +74,10 @@ class Lifecycle:
             since = self.idle_since.setdefault(gid, now)
             if now - since >= limit:
                 del hubs[gid]
+                m = hub.match
+                if not m.state.is_terminal() and m.is_human_turn():
+                    # Waiting for a human who left: not adopted again until the game moves.
+                    self.registry.parked[gid] = hub.committed
                 self.idle_since.pop(gid, None)
                 dropped.append(gid)
         for gid in [g for g in self.idle_since if g not in hubs]:
