@@ -113,25 +113,27 @@ async def run(port: int, spectators: int, moves: int) -> dict[str, Any]:
     # The watched game is played as fast as it goes while the unrelated game is timed.
     loaded = await play(port, moves)
     stop.set()
-    watched_moves = await watched
+    watched_lat = await watched
     for ws in held:
         await ws.close()
     for t in readers:
         t.cancel()
-    return {"spectators": spectators, **counts, "watched_moves": watched_moves,
+    return {"spectators": spectators, **counts, "watched_moves": len(watched_lat),
+            "watched_p50_ms": pct(watched_lat, 0.5), "watched_p99_ms": pct(watched_lat, 0.99),
             "quiet_p50_ms": pct(quiet, 0.5), "quiet_p99_ms": pct(quiet, 0.99),
             "loaded_p50_ms": pct(loaded, 0.5), "loaded_p99_ms": pct(loaded, 0.99),
             "moves_timed": len(loaded)}
 
 
-async def _play_watched(url: str, toks: list[str], stop: asyncio.Event, ready: list[asyncio.Event]) -> int:
-    done = [0]
-    await asyncio.gather(*(_watched_seat(url, tok, seat, stop, done, ready[seat])
+async def _play_watched(url: str, toks: list[str], stop: asyncio.Event,
+                        ready: list[asyncio.Event]) -> list[float]:
+    lat: list[float] = []
+    await asyncio.gather(*(_watched_seat(url, tok, seat, stop, lat, ready[seat])
                            for seat, tok in enumerate(toks)))
-    return done[0]
+    return lat
 
 
-async def _watched_seat(url: str, tok: str, seat: int, stop: asyncio.Event, done: list[int],
+async def _watched_seat(url: str, tok: str, seat: int, stop: asyncio.Event, lat: list[float],
                         ready: asyncio.Event) -> None:
     """One player of the watched game: acts whenever its latest view says so, until ``stop``."""
     rng = random.Random(seat)
@@ -140,15 +142,19 @@ async def _watched_seat(url: str, tok: str, seat: int, stop: asyncio.Event, done
         view = (await _next(ws, "sync"))["view"]
         ready.set()
         # Hold the game until the spectators are in, then play it as fast as it goes.
+        sent: float | None = None
         while view["phase"] != "end" and not stop.is_set():
-            if view["current_player"] == seat and view["legal_actions"]:
+            if view["current_player"] == seat and view["legal_actions"] and sent is None:
                 await ws.send(json.dumps({"type": "act", "version": len(view["history"]),
                                           "action": rng.choice(view["legal_actions"])}))
-                done[0] += 1
+                sent = time.perf_counter()
             try:
                 msg = await asyncio.wait_for(_next(ws, "update", "sync", "error"), 1.0)
             except TimeoutError:
                 continue
+            if sent is not None:  # the answer to this seat's own action (update or error)
+                lat.append(time.perf_counter() - sent)
+                sent = None
             if msg["type"] != "error":
                 view = msg["view"]
 

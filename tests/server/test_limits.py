@@ -71,6 +71,7 @@ def test_lobby_creation_flood_gets_429_with_retry_after_and_memory_stays_bounded
         assert str(wait) in err["message"]["en"]
         assert r.headers["x-frame-options"] == "DENY"  # the guard's headers on a 429 too
         assert len(_state(c).registry.hubs) <= 5
+        assert _metric(c, 'rebirth_rate_limited_total{rule="create"}') == 36
         assert len(Store(kit.settings(tmp_path).resolved_database_url()).game_ids()) == 5
 
 

@@ -71,7 +71,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     app.state.metrics = metrics
 
     # Rate limits (server/throttle.py), inside the guard: a 429 carries the security headers.
-    app.state.throttle = Throttle(settings)
+    app.state.throttle = Throttle(settings, metrics)
     app.add_middleware(RateLimit, throttle=app.state.throttle)
     # Bounded bodies (counted as they stream), security headers, the WebSocket's Origin check.
     app.add_middleware(Guard, max_bytes=settings.max_message_bytes)

@@ -54,7 +54,6 @@ async def game_socket(ws: WebSocket, game_id: str, registry: RegistryDep, settin
                 break
             refusal = await throttle.socket_message(conn_key, client)
             if refusal is not None:
-                registry.metrics.rate_limited.labels(refusal.rule).inc()
                 await conn.send(error_frame("rate_limited", hub.committed if hub is not None else None,
                                             refusal.text(), refusal.details()))
                 continue

@@ -28,6 +28,7 @@ from limits.aio.strategies import MovingWindowRateLimiter
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from rebirth.server.errors import error_object, texts
+from rebirth.server.metrics import Metrics
 from rebirth.server.settings import Settings
 
 log = logging.getLogger("rebirth.server.throttle")
@@ -88,8 +89,9 @@ class Refusal:
 class Throttle:
     """The app's rate limiter (one per app; ``app.state.throttle``)."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, metrics: Metrics | None = None) -> None:
         self.settings = settings
+        self.metrics = metrics
         self.rules: dict[str, list[RateLimitItem]] = {
             name: parse_rate(getattr(settings, f"rate_{name}"))
             for name in ("socket", "socket_client", "create", "score", "table")}
@@ -116,6 +118,8 @@ class Throttle:
                 log.warning("rate limit %s not checked: %s", rule, exc)
                 return None
             self.refused += 1
+            if self.metrics is not None:
+                self.metrics.rate_limited.labels(rule).inc()
             return Refusal(rule, max(1, math.ceil(stats.reset_time - time.time())))
         return None
 
