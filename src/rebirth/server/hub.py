@@ -147,8 +147,9 @@ class Conn:
         if self.closed:
             return False
         try:
-            async with self.send_lock:
-                await asyncio.wait_for(self.ws.send_text(text), SEND_TIMEOUT)
+            # asyncio.timeout, not wait_for: no task per send (a broadcast makes a thousand).
+            async with self.send_lock, asyncio.timeout(SEND_TIMEOUT):
+                await self.ws.send_text(text)
             return True
         except Exception:  # a gone or stuck client must not stop the game
             self.closed = True
