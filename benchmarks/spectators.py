@@ -68,8 +68,8 @@ async def spectator(url: str, token: str, held: list[ClientConnection], counts: 
         # A refused socket gets its error frame at once (and the close 1013), before any hello.
         await ws.send(json.dumps({"type": "hello", "token": token, "since": -1}))
         msg = await _next(ws, "sync", "error")
-    except ConnectionClosed:
-        msg = {"type": "error", "code": "closed"}
+    except ConnectionClosed as exc:  # refused before the hello was read: the close code says why
+        msg = {"type": "error", "code": f"closed_{exc.rcvd.code if exc.rcvd else 'none'}"}
     if msg["type"] == "sync":
         counts["accepted"] += 1
         held.append(ws)
