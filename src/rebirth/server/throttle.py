@@ -15,6 +15,7 @@ the rule finds nothing more to believe.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import math
@@ -125,12 +126,17 @@ class Throttle:
 
     async def check(self, rule: str, client: str) -> Refusal | None:
         """Count one request of ``client`` against ``rule``; a refusal when over."""
-        return await self._hit(self.shared, rule, client)
+        return await self._hit(self.shared, rule, _key(client))
 
     async def socket_message(self, conn_key: str, client: str) -> Refusal | None:
         """Count one WebSocket message: per connection, then per client address."""
         return (await self._hit(self.local, "socket", conn_key)
-                or await self._hit(self.shared, "socket_client", client))
+                or await self._hit(self.shared, "socket_client", _key(client)))
+
+
+def _key(client: str) -> str:
+    """The window key of a client address: a hash, so that Redis holds no address."""
+    return hashlib.sha256(client.encode("utf-8", "replace")).hexdigest()[:32]
 
 
 def http_rule(method: str, path: str) -> str | None:
