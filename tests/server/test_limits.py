@@ -250,6 +250,18 @@ def test_idle_games_leave_memory_and_come_back_on_demand(tmp_path: Path) -> None
             assert kit.hello(ws, tok)["version"] == version
 
 
+def test_the_sweep_runs_by_itself(tmp_path: Path) -> None:
+    """With a short ``hub_idle`` the background sweep empties memory of games nobody uses."""
+    with kit.client(tmp_path, hub_idle=0.2) as c:
+        registry = _state(c).registry
+        ids = [_game(c).json()["game"] for _ in range(30)]
+        deadline = time.monotonic() + 10
+        while registry.hubs and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert registry.hubs == {}
+        assert all(c.get(f"/api/games/{g}").status_code == 200 for g in ids[:3])
+
+
 def test_a_dropped_game_waiting_for_a_human_is_not_adopted_again_until_it_moves(tmp_path: Path) -> None:
     """The version check of several workers adopts bot games nobody drives; one that waits for a
     human who left is dropped when idle and stays out of memory until its stored version moves."""
