@@ -87,6 +87,18 @@ async def drain(ws: ClientConnection) -> None:
         return
 
 
+def _claim(port: int, gid: str, url: str) -> str:
+    """Claim a seat's invitation as that seat's browser does (issue 15 item 7): its token."""
+    import urllib.request
+
+    req = urllib.request.Request(f"http://{HOST}:{port}/api/games/{gid}/claim", method="POST",
+                                 data=json.dumps({"invite": url.split("#i=")[1]}).encode(),
+                                 headers={"content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        tok: str = json.loads(r.read())["token"]
+    return tok
+
+
 async def run(port: int, spectators: int, moves: int) -> dict[str, Any]:
     quiet = await play(port, moves)
     # The watched game: its spectator link, opened many times.
@@ -100,7 +112,7 @@ async def run(port: int, spectators: int, moves: int) -> dict[str, Any]:
     spec = g["links"]["spectator"].split("#t=")[1]
     # The watched game's two players are there first (the cap counts them too).
     stop = asyncio.Event()
-    toks = [s["url"].split("#t=")[1] for s in g["links"]["seats"]]
+    toks = [await asyncio.to_thread(_claim, port, g["game"], s["url"]) for s in g["links"]["seats"]]
     ready: list[asyncio.Event] = [asyncio.Event(), asyncio.Event()]
     watched = asyncio.create_task(_play_watched(url, toks, stop, ready))
     for e in ready:

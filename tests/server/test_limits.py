@@ -134,7 +134,7 @@ def test_socket_messages_are_rate_limited_and_the_connection_is_kept(tmp_path: P
             assert err["message"]["en"] and err["message"]["de"] and err["details"]["retry_after"] >= 1
             time.sleep(1.1)
             kit.ping(ws)
-            kit.hello(ws, kit.token(g["links"]["seats"][0]["url"]))
+            kit.hello(ws, kit.claim(c, g["links"]["seats"][0]["url"]))
 
 
 def test_socket_limit_per_client_address_spans_connections(tmp_path: Path) -> None:
@@ -226,7 +226,7 @@ def test_idle_games_leave_memory_and_come_back_on_demand(tmp_path: Path) -> None
     with kit.client(tmp_path, hub_idle=3600.0) as c:
         registry, life = _state(c).registry, _state(c).lifecycle
         first = _game(c).json()
-        tok = kit.token(first["links"]["seats"][0]["url"])
+        tok = kit.claim(c, first["links"]["seats"][0]["url"])
         with c.websocket_connect(f"/ws/games/{first['game']}") as ws:
             view = kit.hello(ws, tok)["view"]
             seat = view["current_player"]
@@ -310,7 +310,7 @@ def test_a_broadcast_serialises_each_distinct_payload_once(tmp_path: Path) -> No
     with kit.client(tmp_path) as c:
         g = _game(c).json()
         url = f"/ws/games/{g['game']}"
-        toks = [kit.token(s["url"]) for s in g["links"]["seats"]]
+        toks = kit.seat_tokens(c, g)
         spec = kit.token(g["links"]["spectator"])
         from contextlib import ExitStack
 
@@ -366,7 +366,7 @@ def test_bot_games_resume_by_themselves_when_storage_works_again(
         assert c.get(f"/api/games/{bot}").json()["version"] == 0
         assert _metric(c, "rebirth_store_failures_total") >= 2
         with c.websocket_connect(f"/ws/games/{human['game']}") as ws:
-            toks = [kit.token(s["url"]) for s in human["links"]["seats"]]
+            toks = kit.seat_tokens(c, human)
             view = kit.hello(ws, toks[0])["view"]
             p = view["current_player"]
             if p != 0:
