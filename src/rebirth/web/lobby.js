@@ -55,20 +55,32 @@ function showLinks(res, names, board) {
   const L = res.links;
   if (L.table) {
     ul.append(linkItem(t(lang, "lobby.link.table"), L.table, res.game));
-    rememberGame({ game: res.game, url: L.table, label: t(lang, "lobby.link.table"), board });
+    rememberGame({ game: res.game, url: L.table, role: "table", board });
   }
   const warn = document.getElementById("links-local");
   warn.hidden = !(res.base && res.base.loopback);
   for (const s of L.seats) {
     if (!s.url) continue; // a bot's seat has no link
     ul.append(linkItem(t(lang, "lobby.link.seat", { name: s.name }), s.url, res.game));
-    if (!L.table && s === L.seats[0]) rememberGame({ game: res.game, url: s.url, label: s.name, board });
+    if (!L.table && s === L.seats[0]) rememberGame({ game: res.game, url: s.url, role: "seat", name: s.name, board });
   }
   ul.append(linkItem(t(lang, "lobby.link.spectator"), L.spectator, res.game));
   if (L.admin) ul.append(linkItem(t(lang, "lobby.link.admin"), L.admin, res.game));
-  document.getElementById("links-sec").hidden = false;
+  const sec = document.getElementById("links-sec");
+  sec.hidden = false;
   showMine();
+  // The links are what the creator came for: bring them into view (below the fold otherwise).
+  sec.scrollIntoView({ block: "start" });
+  document.getElementById("links-h").focus({ preventScroll: true });
   void names;
+}
+
+/** Who a remembered link plays: the seat's name, or the link's role (hot-seat, spectator, admin). */
+function mineWho(g) {
+  if (g.name) return g.name;
+  if (g.role && g.role !== "seat") return t(lang, `lobby.mine.${g.role}`);
+  // Entries saved before roles were kept: a label that is not just the board's id.
+  return g.label && g.label !== g.board ? g.label : "";
 }
 
 function showMine() {
@@ -80,7 +92,8 @@ function showMine() {
     const forget = h("button", { type: "button" }, t(lang, "lobby.forget"));
     forget.addEventListener("click", () => { forgetGame(g.game); showMine(); });
     const status = h("span", { class: "small" });
-    ul.append(h("li", {}, h("a", { href: g.url }, `${t(lang, `board.${g.board}`)} · ${g.label} · ${new Date(g.when).toLocaleString(lang)}`),
+    const parts = [t(lang, `board.${g.board}`), mineWho(g), new Date(g.when).toLocaleString(lang)].filter(Boolean);
+    ul.append(h("li", {}, h("a", { href: g.url }, parts.join(" · ")),
       " ", status, " ", forget));
     // The server keeps no list of a browser's games: ask for each one's public summary.
     api(`/api/games/${encodeURIComponent(g.game)}`).then((s) => {
