@@ -10,6 +10,8 @@ const NARROW = "(max-width: 820px)";
 /** A legal hex is framed at this width: above the 44 px minimum, with room for rounding. */
 const TARGET_PX = 50;
 const MIN_PX = 44;
+/** CSS px at the board's right edge taken by the zoom buttons: the framed spaces stay left of it. */
+const BUTTONS_PX = 56;
 
 export const narrow = () => matchMedia(NARROW).matches;
 
@@ -26,13 +28,17 @@ export function frameTurn(board, labels, key) {
   const [x0, y0, perPx] = board.toBoard(r.left, r.top);
   const [x1, y1] = board.toBoard(r.right, r.bottom);
   const centres = labels.map((l) => board.centre(l)).filter(Boolean);
-  const inView = centres.filter(([x, y]) => x > x0 && x < x1 && y > y0 && y < y1);
+  // In view: wholly inside the board and left of the zoom buttons (a tap there reaches it).
+  const half = HEX_WIDTH / 2;
+  const inView = centres.filter(([x, y]) => x - half > x0 && x + half < x1 - BUTTONS_PX * perPx &&
+    y - HEX_WIDTH * 0.6 > y0 && y + HEX_WIDTH * 0.6 < y1);
   if (HEX_WIDTH / perPx >= MIN_PX && inView.length) return;
   const scale = TARGET_PX / HEX_WIDTH; // CSS px per board unit
   const w = r.width / scale;
   const hh = r.height / scale;
+  const free = Math.max(w / 2, w - BUTTONS_PX / scale); // the part not under the zoom buttons
   // The window, centred on one legal space, that holds the most of them whole.
-  const mx = w / 2 - HEX_WIDTH / 2;
+  const mx = free / 2 - HEX_WIDTH / 2;
   const my = hh / 2 - HEX_WIDTH * 0.6;
   const inside = ([cx, cy]) => centres.filter(([x, y]) => Math.abs(x - cx) <= mx && Math.abs(y - cy) <= my);
   let best = [];
@@ -45,7 +51,7 @@ export function frameTurn(board, labels, key) {
   const ys = best.map(([, y]) => y);
   const cx = (Math.min(...xs) + Math.max(...xs)) / 2;
   const cy = (Math.min(...ys) + Math.max(...ys)) / 2;
-  board.setViewBox([cx - w / 2, cy - hh / 2, w, hh]);
+  board.setViewBox([cx - free / 2, cy - hh / 2, w, hh]);
 }
 
 /** The score strip above the board (shown on phones by style.css): every seat's score. */
