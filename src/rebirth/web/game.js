@@ -3,7 +3,7 @@ import { BoardView, MapModel } from "./board.js";
 import { SEAT_LETTERS, api, chosenLang, h, loadCatalogs, pickLang, render, scoreChart, setLang, t, translateDom, txt } from "./common.js";
 import { announce, cardOf, endScreen, errorText, presenceMark, publicMission, rememberGame, structureOwners, turnStatus } from "./kit.js";
 import { GameSocket } from "./net.js";
-import { frameTurn, labelsToggle, scoreStrip } from "./phone.js";
+import { fitAtEnd, frameTurn, labelsToggle, scoreStrip } from "./phone.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -225,6 +225,7 @@ function renderBoard() {
   board.update(v, { legal: placeable(), last: lastPlacements(), cursor: S.cursor, names: S.names,
     ghost: myTurn() && ghostLabel && code ? { label: ghostLabel, seat: S.seat, code } : null });
   if (myTurn()) frameTurn(board, [...placeable()], S.version);
+  else if (v.phase === "end") fitAtEnd(board);
 }
 
 function statusText() {

@@ -54,6 +54,13 @@ export function frameTurn(board, labels, key) {
   board.setViewBox([cx - free / 2, cy - hh / 2, w, hh]);
 }
 
+/** At the end, once: a phone shows the whole final board again (the turns had zoomed it). */
+export function fitAtEnd(board) {
+  if (!board || framed.get(board) === "end" || !narrow()) return;
+  framed.set(board, "end");
+  board.reset();
+}
+
 /** The score strip above the board (shown on phones by style.css): every seat's score. */
 export function scoreStrip(el, lang, view, names, colours, seat) {
   el.replaceChildren();
