@@ -16,6 +16,7 @@ from browser.kit import TURN_DONE, LiveServer, diagnose, new_game, open_page, sa
 
 PHONE: dict[str, Any] = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
                          "device_scale_factor": 2}
+MINE_OR_END = "document.body.dataset.turn === 'mine' || document.body.dataset.phase === 'end'"
 MIN_TARGET = 44  # CSS px: WCAG 2.5.5 (target size, enhanced) and the platforms' touch guidance
 
 # Each legal hex a finger can tap: wholly inside the board and the window, and not covered (the
@@ -47,7 +48,7 @@ def test_phone_game_tapped_to_the_end(live_server: LiveServer, new_context: Any)
         {"kind": "human", "name": "Ailsa"}, {"kind": "easy", "name": "Brodie"},
         {"kind": "easy", "name": "Cat"}]})
     page = open_page(new_context(**PHONE), res["links"]["seats"][0]["url"])
-    page.wait_for_function("document.body.dataset.turn === 'mine' || document.body.dataset.phase === 'end'")
+    page.wait_for_function(MINE_OR_END)
     rng = random.Random(11)
     turns = 0
     smallest: list[float] = []
@@ -112,3 +113,43 @@ def test_desktop_keeps_the_whole_board(live_server: LiveServer, new_context: Any
     assert page.locator("#scorebar").is_hidden()
     page.locator("#pref-labels").click()
     assert page.locator("#board .hex-label").first.is_visible()
+
+
+def test_phone_extra_tile_keeps_targets_and_points_in_view(seeded_server: LiveServer,
+                                                           new_context: Any) -> None:
+    """Ireland on a phone (I-7): when an extra tile's prompt takes height from the board above it,
+    the legal hexes are still at least 44 CSS px and the placement's points still in view."""
+    from rebirth.engine.board import builtin_board
+
+    ireland = builtin_board("ireland")
+    near = {ireland.spaces[i].label for tw in ireland.towers for i in tw.spaces}
+    res = new_game(seeded_server, {"board": "ireland", "players": 2, "lang": "en", "seats": [
+        {"kind": "human", "name": "Aoife"}, {"kind": "easy", "name": "Brian"}]})
+    page = open_page(new_context(**PHONE), res["links"]["seats"][0]["url"])
+    rng = random.Random(2)
+    extra = 0
+    for turn in range(30):
+        page.wait_for_function(MINE_OR_END)
+        phase = state(page, "S.view.phase")
+        if phase == "end" or extra >= 2:
+            break
+        before = state(page, "S.version")
+        if phase == "mark":
+            page.locator("#prompt button.mark").first.tap()
+            page.wait_for_function("(v) => window.rebirthState.version > v", arg=before)
+            continue
+        shown = page.evaluate(VISIBLE_LEGAL)
+        assert shown and min(size for _, size in shown) >= MIN_TARGET, (turn, phase, shown)
+        label = rng.choice([s for s in shown if s[0] in near] or shown)[0]
+        page.locator(f"#board g.space[data-label='{label}'] polygon.hex").tap()
+        page.wait_for_function("(l) => (window.rebirthState.preview || {}).action === l", arg=label)
+        page.wait_for_selector("#preview .points")
+        for sel in ("#confirm-yes", "#preview .points", "#scorebar"):
+            assert in_view(page, sel), f"turn {turn} ({phase}): {sel} is outside the viewport"
+        if phase == "extra":
+            extra += 1
+            assert in_view(page, "#prompt") and "Extra tile" in page.inner_text("#prompt")
+        page.locator("#confirm-yes").tap()
+        page.wait_for_function("(v) => window.rebirthState.version > v", arg=before)
+    assert extra >= 1, "no extra tile came up"
+    assert not page.errors  # type: ignore[attr-defined]

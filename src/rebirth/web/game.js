@@ -224,8 +224,6 @@ function renderBoard() {
   const code = v.phase === "extra" ? v.extra_tile : v.hand;
   board.update(v, { legal: placeable(), last: lastPlacements(), cursor: S.cursor, names: S.names,
     ghost: myTurn() && ghostLabel && code ? { label: ghostLabel, seat: S.seat, code } : null });
-  if (myTurn()) frameTurn(board, [...placeable()], S.version);
-  else if (v.phase === "end") fitAtEnd(board);
 }
 
 function statusText() {
@@ -557,6 +555,9 @@ function renderAll() {
   renderLog();
   renderEnd();
   scoreStrip($("scorebar"), S.lang, S.view, S.names, S.model?.colours, S.seat);
+  // After the prompt is drawn: it takes height from the board, which changes the hexes' size.
+  if (myTurn()) frameTurn(board, [...placeable()], S.version);
+  else if (S.view?.phase === "end") fitAtEnd(board);
   document.body.dataset.version = String(S.version);
   document.body.dataset.phase = S.view?.phase ?? "";
   document.body.dataset.turn = myTurn() ? "mine" : "other";
