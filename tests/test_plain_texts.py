@@ -78,11 +78,17 @@ def test_variant_descriptions_are_plain(lang: str) -> None:
 
 def test_api_variants_are_plain() -> None:
     """What the lobby and the table companion show: GET /api/variants."""
-    import asyncio
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
 
-    from rebirth.server.data import variants
+    from rebirth.server.data import router
 
-    body = asyncio.run(variants())
+    app = FastAPI()
+    app.include_router(router)
+    with TestClient(app) as client:
+        r = client.get("/api/variants")
+    assert r.status_code == 200, r.text
+    body = r.json()
     assert len(body["variants"]) == len(VARIANTS)
     for v in body["variants"]:
         for lang, text in v["text"].items():

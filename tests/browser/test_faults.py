@@ -188,6 +188,9 @@ def test_table_board_does_not_jump_on_a_tap(live_server: LiveServer, new_context
     page.locator("#s-create").click()
     page.wait_for_url("**/table/*#t=*")
     page.wait_for_selector("body[data-ready='1']")
+    # No keyboard on a phone: the tap help only (issue 16 item 5).
+    assert "Tap the hex" in page.inner_text("#t-keys")
+    assert page.locator("#t-keys .keys-help").is_hidden()
 
     def box() -> tuple[float, float, float, float]:
         b = page.locator("#board").bounding_box()
