@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page
 
-from browser.kit import LiveServer, new_game, open_page, place_by_click, token_of
+from browser.kit import LiveServer, new_game, open_page, place_by_click
 from server.notifykit import Smtp, receiver, smtp_server, wait_for
 
 YOUR_TURN = "(Your turn) Rebirth"
@@ -38,6 +38,14 @@ def notify_server(tmp_path_factory: pytest.TempPathFactory, mailbox: Smtp) -> It
     srv.start()
     yield srv
     srv.stop()
+
+
+def seat_token(page: Page, game: str) -> str:
+    """The token the page's browser got by claiming its seat (web/seat.js keeps it)."""
+    tok: str = page.evaluate(f"""Object.keys(localStorage).filter((k) => k.startsWith('rebirth.seat.{game}.'))
+        .map((k) => JSON.parse(localStorage.getItem(k)).token)[0]""")
+    assert tok
+    return tok
 
 
 def whose(pages: list[Page]) -> int:
@@ -87,8 +95,9 @@ def test_the_tab_title_and_badge_change_when_it_becomes_your_turn(notify_server:
         # The webhook the page saved got this turn, with that seat's own link only.
         assert wait_for(lambda: len(rec.on("/waiting")) == 1)
         body = json.loads(rec.hits[0].body)
-        assert body["url"].endswith(token_of(links[other]))
-        assert token_of(links[mover]) not in rec.hits[0].body.decode()
+        assert body["url"] == f"{notify_server.url}/game/{res['game']}#s={other}"
+        for secret in [u.split("#i=")[1] for u in links] + [seat_token(p, res["game"]) for p in pages]:
+            assert secret not in rec.hits[0].body.decode()
         for p in pages:
             assert p.errors == []  # type: ignore[attr-defined]
 
@@ -125,8 +134,9 @@ def test_a_turn_based_game_notifies_each_turn_once_by_webhook_and_email(
             {"kind": "human", "name": "Ailsa", "notify": {"webhook": rec.url("/0"), "email": mails[0]}},
             {"kind": "human", "name": "Brodie", "notify": {"webhook": rec.url("/1"), "email": mails[1]}}]})
         links = [s["url"] for s in res["links"]["seats"]]
-        toks = [token_of(u) for u in links]
         pages = [open_page(new_context(), u) for u in links]
+        # No secret in a notification: neither invitation nor any seat's token.
+        secrets = [u.split("#i=")[1] for u in links] + [seat_token(p, res["game"]) for p in pages]
         rng = random.Random(5)
         turns = [0, 0]
 
@@ -152,9 +162,9 @@ def test_a_turn_based_game_notifies_each_turn_once_by_webhook_and_email(
             texts = [h.body.decode() for h in rec.on(f"/{seat}")] + [
                 mail_text(m.data) for m in mailbox.box if mails[seat] in m.rcpt]
             for raw in texts + [m.data.decode() for m in mailbox.box if mails[seat] in m.rcpt]:
-                assert toks[1 - seat] not in raw
+                assert not any(s in raw for s in secrets)
             for text in texts:
-                assert links[seat] in text
+                assert f"/game/{res['game']}#s={seat}" in text
         for p in pages:
             assert p.errors == []  # type: ignore[attr-defined]
 

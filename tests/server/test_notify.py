@@ -126,9 +126,11 @@ def test_one_notification_per_turn_on_webhook_and_email(tmp_path: Path, db: dict
             {"kind": "human", "name": "Brodie",
              "notify": {"webhook": rec.url("/b"), "email": "brodie@example.org"}}])
         gid = g["game"]
-        links = [s["url"] for s in g["links"]["seats"]]
-        toks = [kit.token(u) for u in links]
-        others = {kit.token(g["links"]["spectator"]), kit.token(g["links"]["admin"])}
+        invites = [s["url"].split("#i=")[1] for s in g["links"]["seats"]]
+        toks = kit.seat_tokens(c, g)
+        # A notification's link is the seat's own page: no secret (the claimer holds the token).
+        links = [f"http://testserver/game/{gid}#s={i}" for i in (0, 1)]
+        others = {kit.token(g["links"]["spectator"]), kit.token(g["links"]["admin"]), *invites, *toks}
         turns = [0, 0]
         paths = ["/a", "/b"]
         mails = ["ailsa@example.org", "brodie@example.org"]
@@ -162,7 +164,7 @@ def test_one_notification_per_turn_on_webhook_and_email(tmp_path: Path, db: dict
             assert len(readable) == 2 * turns[seat]
             assert all(links[seat].encode() in r for r in readable)
             for raw in readable + [m.data for m in smtp.box if mails[seat] in m.rcpt]:
-                for t in {toks[1 - seat], *others}:
+                for t in others:
                     assert t.encode() not in raw
                 assert b"CANARY" not in raw
                 for s in SEED_TEXTS:
@@ -177,7 +179,7 @@ def test_channels_set_later_by_the_seats_own_link(tmp_path: Path) -> None:
     """Issue 16 item 2: "also settable later by that seat's own link" — only by it."""
     with receiver() as rec, kit.client(tmp_path, **fast()) as c:
         g = kit.new_game(c, players=2, seats=[{"kind": "human"}, {"kind": "human"}])
-        gid, s0, s1 = g["game"], *(kit.token(s["url"]) for s in g["links"]["seats"])
+        gid, (s0, s1) = g["game"], kit.seat_tokens(c, g)
         spect = kit.token(g["links"]["spectator"])
         auth0 = {"Authorization": f"Bearer {s0}"}
         assert c.get(f"/api/games/{gid}/notify", headers=auth0).json()["webhook"] is None
@@ -282,7 +284,7 @@ def test_email_only_when_smtp_is_configured(tmp_path: Path) -> None:
         g = kit.new_game(c, players=2, seats=[
             {"kind": "human", "notify": {"webhook": rec.url("/a"), "email": "a@example.org"}},
             {"kind": "human", "notify": {"webhook": rec.url("/a"), "email": "b@example.org"}}])
-        tok = kit.token(g["links"]["seats"][0]["url"])
+        tok = kit.claim(c, g["links"]["seats"][0]["url"])
         assert c.get(f"/api/games/{g['game']}/notify",
                      headers={"Authorization": f"Bearer {tok}"}).json()["email_available"] is False
         assert wait_for(lambda: len(rec.hits) == 1)
@@ -305,7 +307,7 @@ def test_a_blackholed_webhook_delays_no_move(tmp_path: Path) -> None:
                 for s in seats:
                     s["notify"] = {"webhook": hook}
             g = kit.new_game(c, players=2, seats=seats)
-            toks = [kit.token(s["url"]) for s in g["links"]["seats"]]
+            toks = kit.seat_tokens(c, g)
             with players(c, g["game"], toks) as ps:
                 took = []
                 for _ in range(16):
@@ -342,8 +344,8 @@ def test_my_games_lists_whose_turn_newest_move_first(tmp_path: Path) -> None:
     with kit.client(tmp_path, **fast()) as c:
         a = kit.new_game(c, players=2, seats=[{"kind": "human"}, {"kind": "human"}])
         b = kit.new_game(c, players=2, seats=[{"kind": "human"}, {"kind": "human"}])
-        ta = [kit.token(s["url"]) for s in a["links"]["seats"]]
-        tb = [kit.token(s["url"]) for s in b["links"]["seats"]]
+        ta = kit.seat_tokens(c, a)
+        tb = kit.seat_tokens(c, b)
         with players(c, a["game"], ta) as ps:
             step(ps)
             step(ps)
@@ -371,17 +373,18 @@ def test_a_restarted_server_enqueues_what_a_killed_writer_did_not(tmp_path: Path
             g = kit.new_game(c, players=2, seats=[{"kind": "human"}, {"kind": "human"}])
             gid = g["game"]
             to_move = c.get(f"/api/games/{gid}").json()
-            with players(c, gid, [kit.token(s["url"]) for s in g["links"]["seats"]]) as ps:
+            with players(c, gid, kit.seat_tokens(c, g)) as ps:
                 seat = ps[0].view["current_player"]
             # The channel appears in the database only (as if the enqueue after it was lost).
-            Outbox(store_of(c)).subscribe(gid, seat, rec.url("/late"), None, g["links"]["seats"][seat]["url"])
+            link = f"http://testserver/game/{gid}#s={seat}"
+            Outbox(store_of(c)).subscribe(gid, seat, rec.url("/late"), None, link)
             assert Outbox(store_of(c)).rows(gid) == [] and to_move["status"] == "playing"
         for _ in range(2):
             with kit.client(tmp_path, **fast()) as c:
                 assert wait_for(lambda: len(rec.on("/late")) == 1)
                 time.sleep(0.2)
         assert len(rec.on("/late")) == 1
-        assert json.loads(rec.hits[0].body)["url"] == g["links"]["seats"][seat]["url"]
+        assert json.loads(rec.hits[0].body)["url"] == link
 
 
 def test_a_name_resolving_to_loopback_is_refused_at_delivery(tmp_path: Path,
@@ -407,7 +410,7 @@ def test_my_games_and_channels_answers_hold_nothing_hidden(tmp_path: Path) -> No
         g = kit.new_game(c, players=2, seats=[
             {"kind": "human", "notify": {"email": "a@example.org", "webhook": "https://a.example.org/h"}},
             {"kind": "human", "notify": {"email": "b@example.org"}}])
-        toks = [kit.token(s["url"]) for s in g["links"]["seats"]]
+        toks = kit.seat_tokens(c, g)
         with players(c, g["game"], toks) as ps:
             for _ in range(4):
                 step(ps)

@@ -27,7 +27,7 @@ def test_each_turn_notified_once_with_two_workers(tmp_path: Path) -> None:
             g = kit.new_game(a, players=2, seats=[{"kind": "human", "notify": {"webhook": rec.url("/0")}},
                                                   {"kind": "human", "notify": {"webhook": rec.url("/1")}}])
             gid = g["game"]
-            toks = [kit.token(s["url"]) for s in g["links"]["seats"]]
+            toks = kit.seat_tokens(a, g)
             turns = [0, 0]
             with a.websocket_connect(f"/ws/games/{gid}") as w0, b.websocket_connect(f"/ws/games/{gid}") as w1:
                 socks = [Sock(w0, "a"), Sock(w1, "b")]

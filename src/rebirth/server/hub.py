@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import random
 import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from fastapi import WebSocket
@@ -30,9 +32,12 @@ from rebirth.engine.game import Game, Setup
 from rebirth.engine.records import Seat
 from rebirth.engine.replay import LogEntry, ReplayError, logged
 from rebirth.server.errors import ApiError, error_frame
+from rebirth.server.frames import FrameCache, dumps
+from rebirth.server.invites import insert_invites, invitations
+from rebirth.server.lifecycle import retry_delay
 from rebirth.server.metrics import Metrics
 from rebirth.server.settings import Settings
-from rebirth.server.store import GameRow, StaleWrite, Step, Store, TokenRow, hash_token
+from rebirth.server.store import GameRow, StaleWrite, Step, Store, TokenRow
 
 if TYPE_CHECKING:
     from rebirth.server.broker import Broker
@@ -104,6 +109,12 @@ def new_steps(m: Match, old_version: int) -> list[Step]:
     return [Step(st.version, st.seat, st.text) for st in m.steps if st.version > old_version]
 
 
+def steps_before(m: Match, version: int) -> list[Step]:
+    """The match's own log up to ``version`` (undoing a step the store could not take, when the
+    store cannot be read either)."""
+    return [Step(st.version, st.seat, st.text) for st in m.steps if 0 < st.version <= version]
+
+
 @dataclass(eq=False)
 class Conn:
     """One WebSocket of one device."""
@@ -128,6 +139,19 @@ class Conn:
         try:
             async with self.send_lock:
                 await asyncio.wait_for(self.ws.send_json(msg), SEND_TIMEOUT)
+            return True
+        except Exception:  # a gone or stuck client must not stop the game
+            self.closed = True
+            return False
+
+    async def send_text(self, text: str) -> bool:
+        """Send one message already serialised (a broadcast shares it); False when gone."""
+        if self.closed:
+            return False
+        try:
+            # asyncio.timeout, not wait_for: no task per send (a broadcast makes a thousand).
+            async with self.send_lock, asyncio.timeout(SEND_TIMEOUT):
+                await self.ws.send_text(text)
             return True
         except Exception:  # a gone or stuck client must not stop the game
             self.closed = True
@@ -259,9 +283,9 @@ class Hub:
             await c.send(self._sync_frame(c, -1))
 
     async def _presence(self) -> None:
-        msg = {"type": "presence", "online": self.online()}
+        text = dumps({"type": "presence", "online": self.online()})
         for c in list(self.conns):
-            await c.send(msg)
+            await c.send_text(text)
 
     async def close_token(self, token_hash_: str) -> None:
         """A revoked token: its sockets are told and closed."""
@@ -342,7 +366,12 @@ class Hub:
         except Exception as exc:
             metrics.store_failures.inc()
             log.exception("game %s: storing version %d failed; rebuilding from the log", self.id, m.version)
-            await self._rebuild()
+            try:
+                await self._rebuild()
+            except Exception:  # the store cannot even be read: undo from the match's own steps
+                log.warning("game %s: the log cannot be read either; undoing from memory", self.id)
+                self.match = await asyncio.to_thread(rebuild, self.game, self.row, steps_before(m, old))
+                self.committed = self.match.version
             raise ServerError from exc
         self.committed = m.version
         self.registry.committed(self)
@@ -461,6 +490,9 @@ class Hub:
         """Each connection gets the new steps as its seat may see them."""
         m = self.match
         over = m.state.is_terminal()
+        # Connections that see the same (every spectator; devices of one seat) share one text.
+        frames = FrameCache(self.registry.metrics.frames_serialised)
+        online = self.online()
         for c in list(self.conns):
             if c.role is None:
                 continue
@@ -469,11 +501,16 @@ class Hub:
                 c.seat = None
                 ok = await c.send(self._sync_frame(c, -1))
             else:
-                ok = await c.send({"type": "update", "version": m.version, "view": m.view(c.seat).to_json(),
-                                   "events": m.events_for(c.seat, c.last), "online": self.online()})
+                ok = await c.send_text(frames.text((c.seat, c.last),
+                                                   functools.partial(self._update, c.seat, c.last, online)))
                 c.last = m.version
             if not ok and c in self.conns:
                 self.conns.remove(c)
+
+    def _update(self, seat: int | None, last: int, online: list[bool]) -> dict[str, Any]:
+        m = self.match
+        return {"type": "update", "version": m.version, "view": m.view(seat).to_json(),
+                "events": m.events_for(seat, last), "online": online}
 
     # ------------------------------------------------------------------ bots
 
@@ -539,11 +576,13 @@ class Hub:
                 metrics.action_seconds.labels("bot").observe(time.perf_counter() - start)
                 failures = 0
             except ServerError:
+                # Storage is away (full, read-only, unreachable): try again with backoff, for as
+                # long as it takes — the game resumes by itself once storage works again.
                 failures += 1
-                if failures > 5:
-                    log.error("game %s: bots stopped after repeated storage failures", self.id)
-                    return
-                await asyncio.sleep(1.0)
+                wait = retry_delay(failures, self.registry.settings.bot_retry_max)
+                log.warning("game %s: storing a bot step failed (%d in a row); retrying in %.1f s",
+                            self.id, failures, wait)
+                await asyncio.sleep(wait)
 
     async def hand_to_bot(self, seat: int, grace: float) -> None:
         """A leaver's seat is played by a bot from now on."""
@@ -629,6 +668,9 @@ class Registry:
         """Bot decisions made in this process (a test checks each bot step is thought once)."""
         self.bot_steps = 0
         """Bot decisions of this process that were committed."""
+        self.parked: dict[str, int] = {}
+        """Games dropped from memory while a human was to move, with their version then: the
+        version check adopts them again only once their stored version moved (lifecycle.py)."""
         self.on_commit: list[Callable[[Hub], None]] = []
         """Called after each committed step and when a game is loaded (server/notify.py)."""
 
@@ -649,6 +691,7 @@ class Registry:
 
         self.broker = Broker(self.settings.redis_url, self.settings.redis_prefix, self._notice,
                              self._heal_now.set)
+        self.metrics.track_redis_reconnects(lambda: self.broker.reconnects if self.broker else 0)
         await self.broker.start()
         self._heal_task = asyncio.get_running_loop().create_task(self._heal_loop())
 
@@ -690,7 +733,11 @@ class Registry:
         worker's, or after a restart) and let their bots carry on. A game whose lock another
         worker holds stays there: each bot game is in the memory of one worker (plus those of
         workers with a connection to it)."""
-        for gid in await asyncio.to_thread(self.store.bot_games):
+        ids = await asyncio.to_thread(self.store.bot_games)
+        if self.parked:
+            moved = await asyncio.to_thread(self.store.versions, [g for g in ids if g in self.parked])
+            ids = [g for g in ids if g not in self.parked or moved.get(g) != self.parked[g]]
+        for gid in ids:
             if gid in self.hubs or not await asyncio.to_thread(self.store.try_bot_lock, gid):
                 continue
             adopted: Hub | None = None
@@ -724,6 +771,7 @@ class Registry:
             match = await asyncio.to_thread(self.load_match, row)
             hub = Hub(self, row, match.game, match)
             self.hubs[game_id] = hub
+            self.parked.pop(game_id, None)
         # A restart re-checks whose turn it is (what a killed writer may not have enqueued).
         self.committed(hub)
         return hub
@@ -734,7 +782,9 @@ class Registry:
         if self.broker is not None:
             await self.adopt()
             return
-        for gid in await asyncio.to_thread(self.store.game_ids, "playing"):
+        # Only games with a bot seat: a game of humans is loaded when a device connects, so the
+        # start does not grow with the number of unfinished games.
+        for gid in await asyncio.to_thread(self.store.bot_games):
             try:
                 hub = await self.get(gid)
             except Exception:  # one broken game must not keep the server from starting
@@ -745,26 +795,17 @@ class Registry:
 
     async def create(self, board: str, kinds: list[str], names: list[str], variants: list[str],
                      lang: str, hotseat: bool) -> tuple[Hub, dict[str, Any]]:
-        """Deal and store a new game; returns its hub and the secret tokens (shown once)."""
+        """Deal and store a new game; returns its hub and its secrets (shown once): the seats'
+        (or the hot-seat device's) invitation codes, the spectator and admin tokens."""
         game = self.game_factory(board, len(kinds), variants)
         match = await asyncio.to_thread(Match.start, game, kinds, self.seed_factory(), names)
         gid = secrets.token_urlsafe(9)
         row = GameRow(gid, game.board.id, game.players, sorted(game.variants), lang, hotseat, match.seed,
                       match.state.setup.to_json(), __version__, "playing", 0, match.names, kinds)
-        toks: dict[str, Any] = {"seats": {}, "table": None}
-        rows: list[tuple[str, str, int | None]] = []
-        for i, k in enumerate(kinds):
-            if k == HUMAN:
-                t = secrets.token_urlsafe(24)
-                toks["seats"][i] = t
-                rows.append((hash_token(t), "seat", i))
-        if hotseat:
-            toks["table"] = secrets.token_urlsafe(24)
-            rows.append((hash_token(toks["table"]), "table", None))
-        for role in ("spectator", "admin"):
-            toks[role] = secrets.token_urlsafe(24)
-            rows.append((hash_token(toks[role]), role, None))
-        await asyncio.to_thread(self.store.create_game, row, rows)
+        # Seats get invitations, not tokens: whoever claims one gets its token (server/invites.py).
+        toks, rows, invs = invitations(kinds, hotseat)
+        await asyncio.to_thread(self.store.create_game, row, rows,
+                                partial(insert_invites, game=gid, rows=invs))
         hub = Hub(self, row, game, match)
         self.hubs[gid] = hub
         hub.kick_bots()

@@ -188,8 +188,28 @@ class Notifier:
     # ------------------------------------------------------------------ dispatching
 
     def start(self) -> None:
-        """Start the dispatcher."""
+        """Start the dispatcher, and the start's check of the games whose seats chose channels."""
         self._task = asyncio.get_running_loop().create_task(self._run())
+        if self.registry is not None:
+            self._spawn(self.recover())
+
+    async def recover(self) -> None:
+        """A (re)start: each unfinished game with a seat that chose a channel is loaded, which
+        enqueues its current turn (a writer killed between its commit and its enqueue left it
+        out; the outbox's key keeps it from going out twice). Only those games: a restart does
+        not load the others."""
+        if self.registry is None:
+            return
+        try:
+            ids = await asyncio.to_thread(self.outbox.subscribed_games)
+        except Exception:
+            log.exception("the games with notification channels could not be read")
+            return
+        for gid in ids:
+            try:
+                await self.registry.get(gid)
+            except Exception:  # one broken game must not stop the others' notifications
+                log.exception("game %s could not be loaded for its notifications", gid)
 
     async def close(self) -> None:
         """Stop the dispatcher (rows being delivered stay claimed until their lease ends)."""
@@ -331,9 +351,11 @@ class Notifier:
             smtp.send_message(msg)
 
 
-def seat_link(base: str, game: str, token: str) -> str:
-    """A seat's link (the token in the fragment, as the lobby gives it)."""
-    return f"{base}/game/{game}#t={token}"
+def seat_link(base: str, game: str, slot: str) -> str:
+    """A seat's own link in a notification: the game page and the seat (``#s=SEAT``, or
+    ``#s=table`` for a hot-seat device) — no secret; the browser that claimed the seat holds its
+    token (web/seat.js)."""
+    return f"{base}/game/{game}#s={slot}"
 
 
 async def subscribe(notifier: Notifier, hub: Hub, seat: int, hook: str | None, mail: str | None,

@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from starlette.requests import HTTPConnection
 
 from rebirth.server.addresses import base_url
-from rebirth.server.deps import BearerToken, RegistryDep, SettingsDep
+from rebirth.server.deps import RegistryDep, SettingsDep
 from rebirth.server.errors import ApiError
 from rebirth.server.hub import Hub
 from rebirth.server.lobby import GameHub, GameToken
@@ -52,12 +52,13 @@ async def get_channels(hub: GameHub, tok: GameToken, notifier: NotifierDep) -> d
 
 
 @router.put("/games/{game_id}/notify")
-async def set_channels(body: NotifySpec, hub: GameHub, tok: GameToken, token: BearerToken,
-                       notifier: NotifierDep, settings: SettingsDep, request: Request) -> dict[str, Any]:
+async def set_channels(body: NotifySpec, hub: GameHub, tok: GameToken, notifier: NotifierDep,
+                       settings: SettingsDep, request: Request) -> dict[str, Any]:
     """Set (or with nulls clear) this seat's webhook and e-mail."""
     seat = _seat_of(tok)
     hook, mail = checked(body, settings)
-    await subscribe(notifier, hub, seat, hook, mail, seat_link(base_url(settings, request), hub.id, token))
+    link = seat_link(base_url(settings, request), hub.id, str(seat))
+    await subscribe(notifier, hub, seat, hook, mail, link)
     return {"seat": seat, "webhook": hook, "email": mail, "email_available": "email" in notifier.channels()}
 
 

@@ -1,4 +1,4 @@
-"""The durable notification outbox and each seat's chosen channels (migration 0002_notify).
+"""The durable notification outbox and each seat's chosen channels (migration 0004_notify).
 
 A notification is a row keyed by (game, version, seat, channel, kind): whoever enqueues it twice
 (the writer after its commit, a restarted server re-checking whose turn it is, a second worker)
@@ -8,9 +8,8 @@ SQLite the transaction holds the write lock (``BEGIN IMMEDIATE``). A claim lasts
 worker that died mid-delivery leaves its rows to be claimed again after the lease (so a crash
 between a delivery and its mark may repeat that one notification: at least once, never lost).
 
-A seat's link (its secret token) is stored with its channels, because tokens themselves are
-kept only as digests and a notification must carry the seat's own link. It is stored only for a
-seat whose player asked to be notified, and deleted with the subscription or a revoked link.
+A seat's link stored with its channels is its own page (``/game/<id>#s=<seat>``): no secret —
+the browser that claimed the seat holds its token.
 """
 
 from __future__ import annotations
@@ -38,7 +37,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 
-from rebirth.server.store import Store, metadata
+from rebirth.server.store import Store, games, metadata
 
 CHANNELS = ("webhook", "email")
 """The server's channels (the page's own title, badge, sound and browser notification are the
@@ -50,7 +49,7 @@ notify_subs = Table(
     Column("seat", Integer, primary_key=True),
     Column("webhook", Text, nullable=True),
     Column("email", String(254), nullable=True),
-    Column("link", Text, nullable=False),  # the seat's own link (see the module docstring)
+    Column("link", Text, nullable=False),  # the seat's own page (no secret)
     Column("updated", Float, nullable=False),
 )
 
@@ -129,6 +128,14 @@ class Outbox:
         with self.store.engine.connect() as c:
             r = c.execute(select(t).where(t.c.game == game, t.c.seat == seat)).first()
         return None if r is None else Sub(r.game, r.seat, r.webhook, r.email, r.link)
+
+    def subscribed_games(self) -> list[str]:
+        """The unfinished games with a seat that chose a channel."""
+        t = notify_subs
+        with self.store.engine.connect() as c:
+            return [r.game for r in c.execute(
+                select(t.c.game).distinct().join(games, games.c.id == t.c.game)
+                .where(games.c.status == "playing"))]
 
     # ------------------------------------------------------------------ the outbox
 

@@ -23,7 +23,7 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -93,6 +93,19 @@ tokens = Table(
     Column("revoked", Boolean, nullable=False, default=False),
 )
 
+# Seat invitations (server/invites.py; migration 0002_invite): a seat's token is made when the
+# first browser claims its invitation.
+invites = Table(
+    "invites", metadata,
+    Column("hash", String(64), primary_key=True),  # SHA-256 hex of the invitation code
+    Column("game", String(32), ForeignKey("games.id"), nullable=False, index=True),
+    Column("role", String(16), nullable=False),  # seat / table (a hot-seat device)
+    Column("seat", Integer, nullable=True),
+    Column("claimed", Boolean, nullable=False),
+    Column("revoked", Boolean, nullable=False),
+    Column("created", Float, nullable=False),
+)
+
 actions = Table(
     "actions", metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
@@ -131,6 +144,14 @@ table_entries = Table(
     UniqueConstraint("game", "seq", name="uq_table_entries_game_seq"),
 )
 
+
+# Who created a game (server/caps.py): a keyed hash of the client address, never the address
+# itself, so that the cap on unfinished games per client holds across restarts and workers.
+game_creators = Table(
+    "game_creators", metadata,
+    Column("game", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("client", String(64), nullable=False, index=True),
+)
 
 class StaleWrite(Exception):
     """Another writer (another worker) stored this game's next step first: nothing was written."""
@@ -236,8 +257,10 @@ class Store:
 
     # ------------------------------------------------------------------ writing
 
-    def create_game(self, row: GameRow, token_rows: list[tuple[str, str, int | None]]) -> None:
-        """Store a new game, its seats and its tokens ``(hash, role, seat)``."""
+    def create_game(self, row: GameRow, token_rows: list[tuple[str, str, int | None]],
+                    also: Callable[[Connection], None] | None = None) -> None:
+        """Store a new game, its seats and its tokens ``(hash, role, seat)``; ``also`` writes
+        more rows of it (its invitations, server/invites.py) in the same transaction."""
         with self.tx() as c:
             c.execute(insert(games).values(
                 id=row.id, board=row.board, players=row.players, variants=json.dumps(row.variants),
@@ -248,6 +271,8 @@ class Store:
                                       for i, (n, k) in enumerate(zip(row.names, row.kinds, strict=True))])
             c.execute(insert(tokens), [{"hash": h, "game": row.id, "role": r, "seat": s, "revoked": False}
                                        for h, r, s in token_rows])
+            if also is not None:
+                also(c)
 
     def append(self, game: str, steps: list[Step], version: int, over: bool) -> None:
         """Append accepted steps to the log and move the game's version, in one transaction —
@@ -446,6 +471,11 @@ class Store:
             entries = _table_entries(c, table_id)
         return TableRow(g.id, g.board, g.players, json.loads(g.variants), json.loads(g.names),
                         json.loads(g.colours), json.loads(g.setup), g.lang), entries
+
+    def table_steps(self, table_id: str) -> list[Step]:
+        """A table game's entries in order (empty for an unknown game)."""
+        with self.engine.connect() as c:
+            return _table_entries(c, table_id)
 
     def table_of_token(self, token: str) -> str | None:
         """The id of the table game ``token`` opens (None: unknown)."""

@@ -1,6 +1,8 @@
-// The lobby: a new game (board, seats, variants, language, hot-seat), its secret links, my games.
+// The lobby: a new game (board, seats, variants, language, hot-seat), its invitations (the
+// creator's own seat claimed in this browser), my games.
 import { api, h, loadCatalogs, pickLang, setLang, t, translateDom, txt } from "./common.js";
 import { forgetGame, myGames, rememberGame } from "./kit.js";
+import { claimInvite, claimsOf, seatPath } from "./seat.js";
 
 let lang = pickLang();
 let variants = [];
@@ -49,38 +51,68 @@ function linkItem(label, url, game) {
     h("a", { href: abs, target: "_blank", rel: "noreferrer" }, t(lang, "lobby.open")));
 }
 
-function showLinks(res, names, board) {
+/** The creator's own seat (hot-seat: the device) is claimed here, in this browser: the page
+ * then opens it from local storage. Every other seat is shown as its invitation. */
+async function showLinks(res, board, playMe) {
   const ul = document.getElementById("links");
   ul.replaceChildren();
   const L = res.links;
-  if (L.table) {
-    ul.append(linkItem(t(lang, "lobby.link.table"), L.table, res.game));
-    rememberGame({ game: res.game, url: L.table, label: t(lang, "lobby.link.table"), board });
-  }
   const warn = document.getElementById("links-local");
   warn.hidden = !(res.base && res.base.loopback);
+  let mine = null;
+  if (L.table) mine = { invite: L.table, label: t(lang, "lobby.link.table") };
+  else if (playMe) {
+    const first = L.seats.find((s) => s.url);
+    if (first) mine = { invite: first.url, seat: first, label: t(lang, "lobby.link.mine", { name: first.name }) };
+  }
+  if (mine && new URL(mine.invite).origin === location.origin) {
+    const claimed = await claimInvite(res.game, new URL(mine.invite).hash.slice(3));
+    const path = seatPath(res.game, claimed.slot);
+    ul.append(linkItem(mine.label, new URL(path, location.origin).href, res.game));
+    rememberGame({ game: res.game, url: path, role: L.table ? "table" : "seat", name: mine.seat?.name, board });
+  } else if (mine) {
+    // The links use another address (the public URL) whose browser storage this page cannot
+    // write: the creator's own invitation is claimed when opened there.
+    ul.append(linkItem(mine.label, mine.invite, res.game));
+  }
   for (const s of L.seats) {
-    if (!s.url) continue; // a bot's seat has no link
+    if (!s.url || s === mine?.seat) continue; // a bot's seat has no invitation
     ul.append(linkItem(t(lang, "lobby.link.seat", { name: s.name }), s.url, res.game));
-    if (!L.table && s === L.seats[0]) rememberGame({ game: res.game, url: s.url, label: s.name, board });
   }
   ul.append(linkItem(t(lang, "lobby.link.spectator"), L.spectator, res.game));
   if (L.admin) ul.append(linkItem(t(lang, "lobby.link.admin"), L.admin, res.game));
-  document.getElementById("links-sec").hidden = false;
+  const sec = document.getElementById("links-sec");
+  sec.hidden = false;
   showMine();
-  void names;
+  // The links are what the creator came for: bring them into view (below the fold otherwise).
+  sec.scrollIntoView({ block: "start" });
+  document.getElementById("links-h").focus({ preventScroll: true });
 }
 
-const tokenOf = (url) => new URLSearchParams(String(url).split("#")[1] || "").get("t");
+/** Who a remembered link plays: the seat's name, or the link's role (hot-seat, spectator, admin). */
+function mineWho(g) {
+  if (g.name) return g.name;
+  if (g.role && g.role !== "seat") return t(lang, `lobby.mine.${g.role}`);
+  // Entries saved before roles were kept: a label that is not just the board's id.
+  return g.label && g.label !== g.board ? g.label : "";
+}
+
+/** The token a remembered link holds: a spectator's or admin's in its fragment (`#t=`), a
+ * claimed seat's or device's in this browser's claims (`#s=SLOT`, seat.js). */
+function tokenOf(g) {
+  const frag = new URLSearchParams(String(g.url).split("#")[1] || "");
+  if (frag.get("t")) return frag.get("t");
+  const slot = frag.get("s");
+  return claimsOf(g.game).find((c) => c.slot === slot)?.token || "";
+}
 
 /** One game of "my games": whose turn, the last move, the seat (what the server said of it). */
 function mineItem(g, s) {
   const forget = h("button", { type: "button" }, t(lang, "lobby.forget"));
   forget.addEventListener("click", () => { forgetGame(g.game); showMine(); });
   const board = t(lang, `board.${s?.board || g.board}`);
-  const label = s && !s.gone && s.seat !== null && s.seat !== undefined
-    ? t(lang, "mine.seat", { board, name: s.names[s.seat] })
-    : s?.role === "table" ? t(lang, "mine.table", { board }) : `${board} · ${g.label}`;
+  const who = s && !s.gone && s.seat !== null && s.seat !== undefined ? s.names[s.seat] : mineWho(g);
+  const label = [board, who].filter(Boolean).join(" · ");
   // undefined: not asked yet (the list is shown at once, the server's answer fills it in).
   let status = s === undefined ? "" : t(lang, "lobby.gone");
   if (s && !s.gone) {
@@ -102,7 +134,7 @@ async function showMine() {
   // holds, their tokens in the request body (never in a URL), and answers newest move first.
   let answer = [];
   try {
-    answer = (await api("/api/my-games", { method: "POST", body: { tokens: list.map((g) => tokenOf(g.url) || "") } })).games;
+    answer = (await api("/api/my-games", { method: "POST", body: { tokens: list.map((g) => tokenOf(g)) } })).games;
   } catch { return; } // the server is away: the list stays as this browser knows it
   const seen = new Set();
   const items = [];
@@ -123,7 +155,7 @@ async function create(ev) {
   err.textContent = "";
   try {
     const res = await api("/api/games", { method: "POST", body });
-    showLinks(res, seats.map((s) => s.name), body.board);
+    await showLinks(res, body.board, f.get("playme") === "on");
   } catch (e) {
     err.textContent = t(lang, "lobby.error", { why: e.data?.error?.message?.[lang] || e.message });
   }

@@ -1,7 +1,7 @@
 """Turn notifications: each seat's chosen channels and the durable outbox (server/outbox.py).
 
-Revision ID: 0002_notify
-Revises: 0001
+Revision ID: 0004_notify
+Revises: 0003_limits (re-chained after merging main)
 Create Date: 2026-12-01
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0002_notify"
-down_revision = "0001"
+revision = "0004_notify"
+down_revision = "0003_limits"
 branch_labels = None
 depends_on = None
 
