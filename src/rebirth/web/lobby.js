@@ -112,7 +112,7 @@ function mineItem(g, s) {
   forget.addEventListener("click", () => { forgetGame(g.game); showMine(); });
   const board = t(lang, `board.${s?.board || g.board}`);
   const who = s && !s.gone && s.seat !== null && s.seat !== undefined ? s.names[s.seat] : mineWho(g);
-  const label = [board, who].filter(Boolean).join(" · ");
+  const label = [board, who, new Date(g.when).toLocaleString(lang)].filter(Boolean).join(" · ");
   // undefined: not asked yet (the list is shown at once, the server's answer fills it in).
   let status = s === undefined ? "" : t(lang, "lobby.gone");
   if (s && !s.gone) {
