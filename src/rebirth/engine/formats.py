@@ -357,8 +357,9 @@ _LIMIT_KEYS = {
 """pydantic's limit errors: the key ``error.format.<kind>`` and the one ``ctx`` value it names."""
 
 
-def _one(error: Any) -> tuple[str, dict[str, Any]]:
-    """(field path, message value) of one pydantic error."""
+def field_fault(error: Any) -> tuple[str, dict[str, Any]]:
+    """(field path, message value) of one pydantic error (an item of ``exc.errors()``): the
+    shape pydantic found wrong as a catalog message, for files and request bodies alike."""
     where = _loc(tuple(error["loc"]))
     kind = str(error["type"])
     ctx = error.get("ctx") or {}
@@ -388,11 +389,11 @@ def fault(exc: ValidationError, what: str) -> FormatError:
     """The first fault of a validation error (and the next one, if any), as one message
     prefixed with ``what`` (``record``, ``map``): ``record: actions[3].seat: must be ...``."""
     errors = exc.errors(include_url=False)
-    where, why = _one(errors[0])
+    where, why = field_fault(errors[0])
     key, args = ("error.format.at", {"what": what_text(what), "where": where, "why": why}) if where \
         else ("error.format.whole", {"what": what_text(what), "why": why})
     if len(errors) > 1:
-        w2, m2 = _one(errors[1])
+        w2, m2 = field_fault(errors[1])
         more = msg("error.format.more_n", n=len(errors) - 1) if len(errors) > 2 \
             else msg("error.format.more_1")
         first = msg(key, **args)
