@@ -253,7 +253,7 @@ def raised_keys(source: str, classes: set[str]) -> list[tuple[int, str]]:
             if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                 out.append((node.lineno, arg.value))
             elif isinstance(arg, ast.JoinedStr) and isinstance(arg.values[0], ast.Constant):
-                out.append((node.lineno, f"{arg.values[0].value}*"))
+                out.append((node.lineno, str(arg.values[0].value) + "*"))
     return out
 
 
