@@ -83,3 +83,23 @@ def test_a_mission_file_fault_reads_in_both_languages() -> None:
     e = _refused(DataError, parse_cards, data, board)
     assert e.text("en") == "mission 'S01': 'points' must be 3, 4 or 5 (K-2)"
     assert e.text("de") == "Mission 'S01': 'points' muss 3, 4 oder 5 sein (K-2)"
+
+
+def test_refusals_survive_a_trip_to_another_process() -> None:
+    # Arena and self-play games run in worker processes: a refusal raised there is pickled
+    # back and must keep its key, its arguments and its place.
+    import pickle
+
+    from rebirth.engine.formats import _fail
+
+    rec = game_record()
+    rec["version"] = True
+    errors: list[UserError] = [_refused(RecordError, replay, rec),
+                               RecordError("error.record.because", reason=MapError("error.map.not_object"))]
+    with pytest.raises(UserError) as fault:
+        _fail("result.winners", "error.format.seat_twice")
+    errors.append(fault.value)
+    for e in errors:
+        back = pickle.loads(pickle.dumps(e))
+        assert type(back) is type(e) and back.key == e.key and back.params == e.params
+        assert back.text("de") == e.text("de") and vars(back) == vars(e)

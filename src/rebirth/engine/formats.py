@@ -325,6 +325,14 @@ class _FieldFault(FormatError):
         super().__init__(key, **args)
         self.where = where
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Its own arguments, not BaseException's (key,): it unpickles in another process.
+        return (_field_fault, (self.where, self.key, self.params))
+
+
+def _field_fault(where: str, key: str, params: dict[str, Any]) -> _FieldFault:
+    return _FieldFault(where, key, **params)
+
 
 def _fail(where: str, key: str, /, **args: Any) -> NoReturn:
     raise _FieldFault(where, key, **args)
