@@ -113,7 +113,8 @@ def check_result(state: State, res: Any) -> None:
     mine = result_json(state)
     for key in ("scores", "winners", "breakdown"):
         if key in res and res[key] != mine[key]:
-            raise RecordError("error.record.result_differs", field=key, recorded=str(res[key]),
+            raise RecordError("error.record.result_differs", field=msg(f"error.record.field.{key}"),
+                              recorded=str(res[key]),
                               replayed=str(mine[key]))
 
 
