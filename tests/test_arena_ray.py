@@ -100,4 +100,4 @@ def test_cli_backend_flags(capsys: pytest.CaptureFixture[str],
 
 
 def _no_ray() -> object:
-    raise BackendError("the ray backend needs Ray: pip install 'rebirth[scale]' (or pip install ray)")
+    raise BackendError("error.arena.no_ray")

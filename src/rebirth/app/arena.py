@@ -226,7 +226,7 @@ def iter_outcomes(config: ArenaConfig, jobs: int = 1, *, backend: str = "local",
         try:
             yield from run_on_ray(_play_star, tasks, num_cpus=jobs, address=address)
         except BackendError as exc:
-            raise ArenaError("error.arena.backend_failed", reason=str(exc)) from exc
+            raise ArenaError.like(exc) from exc
         return
     if jobs == 1:
         for t in tasks:

@@ -17,6 +17,8 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
+from rebirth.engine.messages import UserError, msg
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -27,8 +29,9 @@ RETRIES = 3
 """How often Ray re-runs a batch whose worker died (the batch replays the same games)."""
 
 
-class BackendError(RuntimeError):
-    """The distributed backend cannot run: Ray missing, or no cluster at the address."""
+class BackendError(UserError, RuntimeError):
+    """The distributed backend cannot run: Ray missing, or no cluster at the address (a catalog
+    key plus arguments; a RuntimeError as before, and a ValueError as every UserError)."""
 
 
 def batch_size(tasks: int, workers: int) -> int:
@@ -49,9 +52,7 @@ def _import_ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise BackendError(
-            "the ray backend needs Ray: pip install 'rebirth[scale]' (or pip install ray)"
-        ) from None
+        raise BackendError("error.arena.no_ray") from None
     return ray
 
 
@@ -78,8 +79,9 @@ def run_on_ray(fn: Callable[[T], R], tasks: Sequence[T], *, num_cpus: int,
             else:
                 ray.init(address=address, **kwargs)
         except (ConnectionError, RuntimeError, ValueError) as exc:
-            where = "a local Ray instance" if address is None else f"the Ray cluster at {address}"
-            raise BackendError(f"cannot start or reach {where}: {exc}") from exc
+            where = msg("error.arena.ray_local") if address is None \
+                else msg("error.arena.ray_cluster", address=address)
+            raise BackendError("error.arena.ray_unreachable", where=where, reason=str(exc)) from exc
         started = True
     try:
         remote = ray.remote(max_retries=RETRIES)(_run_batch)
