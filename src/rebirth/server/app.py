@@ -13,6 +13,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from rebirth.engine.formats import field_fault
+from rebirth.engine.messages import text
 from rebirth.server import (
     analysis,
     calc,
@@ -127,16 +129,18 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        first = exc.errors()[0] if exc.errors() else {}
+        first = exc.errors()[0] if exc.errors() else {"loc": (), "type": "missing", "msg": ""}
         where = ".".join(str(x) for x in first.get("loc", ()))
-        why = str(first.get("msg", "invalid"))
+        # The fault as a catalog message (formats.field_fault), so both languages read it;
+        # ``details.reason`` keeps the English words for clients that log it.
+        why = field_fault(first)[1]
         return error_response(400, "bad_message", texts("server.bad_field", field=where, why=why),
-                              {"field": where, "reason": why})
+                              {"field": where, "reason": text(why["msg"], "en", **why["args"])})
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        return error_response(exc.status_code, code, {"en": str(exc.detail), "de": str(exc.detail)})
+        return error_response(exc.status_code, code, texts(f"server.{code}", status=exc.status_code))
 
     @app.exception_handler(Exception)
     async def unexpected(_request: Request, exc: Exception) -> JSONResponse:

@@ -110,8 +110,10 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
                                               body.hotseat)
             await asyncio.to_thread(caps.created, hub.id, client)
     except (SetupError, MapError, BotError, ValueError) as exc:
+        # Every refusal of the engine and the bots is a UserError; anything else (a bug)
+        # gets the fixed sentence, never the exception's English text.
         raise ApiError(400, "bad_game", exc.texts() if isinstance(exc, UserError)
-                       else {"en": str(exc), "de": str(exc)}) from exc
+                       else texts("server.bad_game")) from exc
     except SQLAlchemyError as exc:
         raise ApiError(503, "server_error", texts("server.storage_failed")) from exc
     gid = hub.id
