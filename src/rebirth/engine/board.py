@@ -338,7 +338,7 @@ def parse_board(data: Any, *, check_capacity: bool = True) -> Board:
             district_members.setdefault(did, []).append(i)
         elif did is not None:
             raise MapError("error.map.district_on_farm", where=where, id=repr(did),
-                           kind=msg(f"space.kind.{kind_name}"))
+                           space=msg(f"space.kind.a.{kind_name}"))
         spaces.append(
             Space(
                 index=i,

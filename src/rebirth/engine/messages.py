@@ -28,7 +28,7 @@ FALLBACK = "en"
 
 NAMESPACES = ("error.", "setup.", "cli.", "score.", "table.", "structure.", "tile.name.", "variant.",
               "rules.", "tiebreak.",
-              "space.kind.", "server.", "analysis.")
+              "space.kind.", "server.", "analysis.", "notify.")
 """Key prefixes of the texts that are not event sentences (see ``docs/messages.md``):
 refusals (``error.``, ``setup.``), the terminal (``cli.``), score reports (``score.``), table mode
 (``table.``), names (``structure.``, ``tile.name.``, ``space.kind.``), rule variants
