@@ -13,7 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from rebirth.server import analysis, calc, data, health, lobby, play, static, table
+from rebirth.server import analysis, calc, data, health, lobby, play, rematch, static, table
 from rebirth.server.errors import ApiError, error_response, texts
 from rebirth.server.guard import Guard
 from rebirth.server.hub import GameFactory, Registry, SeedFactory, log
@@ -120,6 +120,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     app.include_router(calc.router)
     app.include_router(table.router)
     app.include_router(analysis.router)
+    app.include_router(rematch.router)
     app.include_router(static.router)
     app.mount("/static", static.static_files(settings), name="static")
     return app

@@ -32,6 +32,8 @@ from rebirth.engine.replay import LogEntry, ReplayError, logged
 from rebirth.server.errors import ApiError, error_frame
 from rebirth.server.metrics import Metrics
 from rebirth.server.settings import Settings
+from rebirth.server.social import Social, chat_notice
+from rebirth.server.social import heal as heal_chat
 from rebirth.server.store import GameRow, StaleWrite, Step, Store, TokenRow, hash_token
 
 if TYPE_CHECKING:
@@ -159,6 +161,8 @@ class Hub:
         self.remote_online: set[int] = set()
         """Seats with a device on another worker (several workers; refreshed on announcements
         and by the version check)."""
+        self.social = Social(self)
+        """The game's chat and rematch (server/social.py)."""
 
     @property
     def multi(self) -> bool:
@@ -232,12 +236,14 @@ class Hub:
             await c.send(self._sync_frame(c, since))
             if changed:
                 await self._presence()
+        await self.social.joined(c)
 
     async def leave(self, c: Conn) -> None:
         """A socket closed."""
         async with self.lock:
             if c not in self.conns:
                 return
+            self.social.forget(c)
             before = self.local_online()
             self.conns.remove(c)
             after = self.local_online()
@@ -637,7 +643,7 @@ class Registry:
         from rebirth.server.broker import Broker  # only a multi-worker server needs redis
 
         self.broker = Broker(self.settings.redis_url, self.settings.redis_prefix, self._notice,
-                             self._heal_now.set)
+                             self._heal_now.set, on_chat=lambda g, n: chat_notice(self, g, n))
         await self.broker.start()
         self._heal_task = asyncio.get_running_loop().create_task(self._heal_loop())
 
@@ -672,6 +678,7 @@ class Registry:
                 hub.notice(stored[gid])
             else:
                 hub.kick_bots()
+        await heal_chat(self, list(self.hubs))
         await self.adopt()
 
     async def adopt(self) -> None:
@@ -756,6 +763,13 @@ class Registry:
         self.hubs[gid] = hub
         hub.kick_bots()
         return hub, toks
+
+    def add_hub(self, row: GameRow, match: Match) -> Hub:
+        """A game just stored by another module (a rematch): in memory here, its bots started."""
+        hub = Hub(self, row, match.game, match)
+        self.hubs[row.id] = hub
+        hub.kick_bots()
+        return hub
 
     async def close(self) -> None:
         """Stop the version check, the Redis connections and the bot loops (shutdown)."""

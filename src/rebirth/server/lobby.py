@@ -17,11 +17,13 @@ from rebirth.bots.base import BotError
 from rebirth.engine.board import MapError
 from rebirth.engine.game import SetupError
 from rebirth.engine.messages import UserError
+from rebirth.server import chat_store
 from rebirth.server.addresses import base_url, is_loopback_host
 from rebirth.server.data import require_board
 from rebirth.server.deps import BearerToken, RegistryDep, SettingsDep
 from rebirth.server.errors import ApiError, texts
 from rebirth.server.hub import Hub
+from rebirth.server.social import record_chat
 from rebirth.server.store import TokenRow, hash_token
 
 router = APIRouter(prefix="/api", tags=["lobby"])
@@ -44,6 +46,8 @@ class NewGame(BaseModel):
     variants: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=10)
     lang: Literal["en", "de"] = "en"
     hotseat: bool = False
+    chat_in_record: bool = False
+    """The creator's choice: the record export carries the game's chat (server/social.py)."""
 
 
 def _link(base: str, game: str, token: str) -> str:
@@ -90,6 +94,7 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
     try:
         hub, toks = await registry.create(body.board, kinds, names, list(body.variants), body.lang,
                                           body.hotseat)
+        await asyncio.to_thread(chat_store.set_in_record, registry.store, hub.id, body.chat_in_record)
     except (SetupError, MapError, BotError, ValueError) as exc:
         raise ApiError(400, "bad_game", exc.texts() if isinstance(exc, UserError)
                        else {"en": str(exc), "de": str(exc)}) from exc
@@ -125,7 +130,8 @@ async def game_record(hub: GameHub, tok: GameToken) -> dict[str, Any]:
     """The record: complete after the end; mid-game redacted for the token's seat."""
     seat = tok.seat if tok.role == "seat" else None
     async with hub.lock:
-        return hub.match.record(for_seat=seat)
+        record = hub.match.record(for_seat=seat)
+    return await record_chat(hub, record)
 
 
 @router.post("/games/{game_id}/seats/{seat}/revoke")
