@@ -3,6 +3,7 @@ import { BoardView, MapModel } from "./board.js";
 import { SEAT_LETTERS, api, chosenLang, h, loadCatalogs, pickLang, render, scoreChart, setLang, t, translateDom, txt } from "./common.js";
 import { announce, cardOf, endScreen, errorText, publicMission, rememberGame, turnStatus } from "./kit.js";
 import { GameSocket } from "./net.js";
+import { Chat } from "./chat.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -31,6 +32,7 @@ const token = new URLSearchParams(location.hash.slice(1)).get("t");
 let board = null;
 let sock = null;
 let previewTimer = null;
+let chat = null;  // the chat panel and the rematch box (chat.js)
 
 const hotseat = () => S.seats.length > 0;
 const myTurn = () => !S.sent && S.view && S.seat !== null && S.view.current_player === S.seat && S.view.phase !== "end";
@@ -43,6 +45,7 @@ const colour = (q) => S.model?.colours[q];
 // ------------------------------------------------------------------ messages
 
 function onMessage(msg) {
+  if (chat?.onMessage(msg)) return;
   if (msg.type === "sync") {
     // A sync replaces everything (docs/protocol.md). Only a reconnect of the same seat keeps
     // the log it had, since the server then sends just the steps after our version.
@@ -441,7 +444,7 @@ function renderEnd() {
     h("p", {}, h("button", { type: "button", id: "replay-open", class: "primary", onclick: openReplay }, t(S.lang, "replay.open")),
       " ", h("button", { type: "button", id: "analyse", onclick: runAnalysis,
         disabled: S.analysis.status === "running" || S.analysis.status === "done" }, t(S.lang, "analysis.run"))),
-    analysisSection());
+    analysisSection(), chat ? chat.rematchBox(S) : "");
 }
 
 // ------------------------------------------------------------------ analysis
@@ -539,6 +542,7 @@ function renderAll() {
   const focused = document.activeElement && document.activeElement.id;
   $("status").textContent = statusText() + (S.error ? ` — ${t(S.lang, "error.prefix", { why: S.error })}` : "");
   renderHandover();
+  chat?.render(S, !$("handover").hidden);
   renderBoard();
   renderHand();
   renderPrompt();
@@ -683,6 +687,8 @@ async function init() {
   $("zoom-reset").addEventListener("click", () => board.reset());
   $("board").addEventListener("keydown", onBoardKey);
   $("board").addEventListener("pointerleave", () => { S.hover = null; renderBoard(); });
+  chat = new Chat({ gameId: S.gameId, token, send: (m) => sock.send(m), colour });
+  chat.mount();
   sock = new GameSocket(S.gameId, token, { onMessage, onStatus: connStatus, getVersion: () => (S.view ? S.version : -1) });
   // Leaving the page says goodbye at once, so the others see the seat go offline.
   window.addEventListener("pagehide", () => sock.close());
