@@ -83,7 +83,8 @@ def test_chat_between_two_pages_shows_html_as_text(live_server: LiveServer, new_
     # Touch targets on the phone, inside the 390 px width.
     for sel in ("#chat-send", "#chat-input"):
         box = phone.locator(sel).bounding_box()
-        assert box is not None and box["height"] >= 44 and box["x"] >= 0 and box["x"] + box["width"] <= 390, sel
+        assert box is not None and box["height"] >= 44, sel
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 390, sel
 
     # A flood: the 6th message within 10 s is refused with a clear error, shown in the panel.
     for i in range(4):
