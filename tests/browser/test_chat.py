@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from playwright.sync_api import Page
+from playwright.sync_api import Dialog, Page
 
 from browser.kit import LiveServer, new_game, open_page, save_png, state
 
@@ -28,7 +28,12 @@ AUTOPLAY = """() => { window.__autoplay = setInterval(() => {
 
 def _dialogs(page: Page) -> list[str]:
     seen: list[str] = []
-    page.on("dialog", lambda d: (seen.append(d.message), d.dismiss()))
+
+    def saw(d: Dialog) -> None:
+        seen.append(d.message)
+        d.dismiss()
+
+    page.on("dialog", saw)
     return seen
 
 
