@@ -45,6 +45,11 @@ class Seat:
                 return msg
         raise AssertionError("the expected frame did not come")
 
+    def history(self, after: int = 0) -> dict[str, Any]:
+        """Ask for the chat after ``after`` (as a page does after each sync); returns the answer."""
+        self.ws.send_json({"type": "chat_history", "after": after})
+        return self.until(lambda m: m["type"] == "chat" and m.get("history") is True)
+
     def chat(self, text: str, **extra: Any) -> None:
         self.ws.send_json({"type": "chat", "text": text, **extra})
 

@@ -40,8 +40,7 @@ def test_chat_reaches_players_and_spectators_and_is_stored_as_typed(tmp_path: Pa
             s0, s1, sp = Seat(w0), Seat(w1), Seat(ws)
             for s, t in ((s0, toks[0]), (s1, toks[1]), (sp, spect)):
                 s.hello(t)
-                history = s.next_chat()
-                assert history == {"type": "chat", "messages": [], "reset": True}
+                assert s.history() == {"type": "chat", "messages": [], "history": True, "rematch": None}
             s0.chat(f"  {HTML}  ")
             for s in (s0, s1, sp):
                 m = s.next_chat()["messages"]
@@ -60,8 +59,11 @@ def test_chat_reaches_players_and_spectators_and_is_stored_as_typed(tmp_path: Pa
         with c.websocket_connect(f"/ws/games/{gid}") as w1b:
             s = Seat(w1b)
             s.hello(toks[1])
-            hist = s.next_chat()
-            assert hist["reset"] and [x["seq"] for x in hist["messages"]] == [1, 2, 3]
+            assert [x["seq"] for x in s.history()["messages"]] == [1, 2, 3]
+            # A page that reconnects asks only for what it has not seen.
+            assert [x["seq"] for x in s.history(after=2)["messages"]] == [3]
+            w1b.send_json({"type": "chat_history", "after": "x"})
+            assert s.until(lambda m: m["type"] == "error")["code"] == "bad_message"
         store = c.app.state.registry.store  # type: ignore[attr-defined]
         assert chat_store.messages(store, gid)[0].text == HTML
         # The export is JSON: the message is a string in it, the same characters.
@@ -85,7 +87,6 @@ def test_chat_limits_give_a_clear_error_and_store_nothing(tmp_path: Path) -> Non
             s0, s1, sp = Seat(w0), Seat(w1), Seat(ws)
             for s, t in ((s0, toks[0]), (s1, toks[1]), (sp, spect)):
                 s.hello(t)
-                s.next_chat()
             s0.chat("x" * (social.MAX_CHARS + 1))
             e = s0.next_chat()
             assert e["type"] == "error" and e["code"] == "chat_too_long"
@@ -124,7 +125,6 @@ def test_a_hot_seat_table_cannot_chat_during_the_hand_over(tmp_path: Path) -> No
             t = Seat(wt)
             sync = t.hello(kit.token(g["links"]["table"]))
             assert sync["seat"] is None
-            t.next_chat()
             t.chat("psst")
             assert t.next_chat()["code"] == "chat_hidden"
             p = sync["view"]["current_player"]

@@ -104,7 +104,8 @@ def test_a_lost_chat_notice_is_healed_by_the_version_check(tmp_path: Path) -> No
                 s1 = Sock(w1)
                 s1.hello(toks[1])
                 # The history first, so the message below can come only by the version check.
-                s1.until(lambda: json.loads(s1.frames[-1]).get("reset") is True)
+                w1.send_json({"type": "chat_history", "after": 0})
+                s1.until(lambda: json.loads(s1.frames[-1]).get("history") is True)
                 store = Store(db)
                 try:
                     chat_store.add_message(store, gid, 0, "player", "Aoife", "silent")

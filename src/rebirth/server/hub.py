@@ -236,7 +236,7 @@ class Hub:
             await c.send(self._sync_frame(c, since))
             if changed:
                 await self._presence()
-        await self.social.joined(c)
+        await self.social.joined()
 
     async def leave(self, c: Conn) -> None:
         """A socket closed."""

@@ -98,16 +98,28 @@ class Social:
 
     # ------------------------------------------------------------------ connections
 
-    async def joined(self, c: Conn) -> None:
-        """After a connection's sync: the latest messages, and the rematch if there is one."""
+    async def joined(self) -> None:
+        """A connection joined: from now on this worker delivers the chat here, so it knows
+        from which number on (the messages before come by :meth:`history`)."""
+        if not self._loaded:
+            async with self.lock:
+                await self._load()
+
+    async def history(self, c: Conn, obj: dict[str, Any]) -> None:
+        """A ``chat_history`` request (a page sends it after each sync): the messages after
+        ``after`` (at most the latest :data:`HISTORY`) and the rematch, if there is one. Asked
+        for, not pushed: a client that does not chat receives no chat frame."""
+        after = obj.get("after", 0)
+        if not isinstance(after, int) or isinstance(after, bool) or not 0 <= after < 1 << 31:
+            await c.send(error_frame("bad_message", self.hub.committed))
+            return
         async with self.lock:
             await self._load()
-            msgs = await asyncio.to_thread(chat_store.messages, self.store, self.hub.id, 0, HISTORY)
+            msgs = await asyncio.to_thread(chat_store.messages, self.store, self.hub.id, after, HISTORY)
             if msgs:
                 self.delivered = max(self.delivered, msgs[-1].seq)
-            await c.send({"type": "chat", "messages": [m.to_json() for m in msgs], "reset": True})
-            if self.rematch is not None:
-                await c.send({"type": "rematch", "game": self.rematch})
+            await c.send({"type": "chat", "messages": [m.to_json() for m in msgs], "history": True,
+                          "rematch": self.rematch})
 
     def forget(self, c: Conn) -> None:
         """A connection left."""

@@ -24,17 +24,24 @@ export class Chat {
     this.box = h("div", { id: "rematch-box", class: "rematch" });
   }
 
-  /** A socket message: true when it was the chat's (`chat`, `rematch`, a chat refusal). */
+  /** A socket message: true when it was the chat's (`chat`, `rematch`, a chat refusal). After
+   * each sync (a connect or a reconnect) it asks for the messages it has not seen yet. */
   onMessage(msg) {
+    if (msg.type === "sync") {
+      const last = this.messages.length ? this.messages[this.messages.length - 1].seq : 0;
+      this.send({ type: "chat_history", after: last });
+      return false;
+    }
     if (msg.type === "chat") {
       const have = new Set(this.messages.map((m) => m.seq));
       const fresh = (msg.messages || []).filter((m) => !have.has(m.seq));
-      this.messages = (msg.reset ? msg.messages || [] : [...this.messages, ...fresh]).sort((a, b) => a.seq - b.seq);
+      this.messages = [...this.messages, ...fresh].sort((a, b) => a.seq - b.seq);
       this.renderLog(fresh.length > 0);
+      if (msg.rematch) this.onRematch(msg.rematch);
       return true;
     }
     if (msg.type === "rematch") {
-      if (!this.rematch || this.rematch.game !== msg.game) this.fetchLink();
+      this.onRematch(msg.game);
       return true;
     }
     if (msg.type === "error" && typeof msg.code === "string" && msg.code.startsWith("chat_")) {
@@ -126,6 +133,10 @@ export class Chat {
   }
 
   // ------------------------------------------------------------------ rematch
+
+  onRematch(game) {
+    if (!this.rematch || this.rematch.game !== game) this.fetchLink();
+  }
 
   /** Our own link to the rematch (the server derives it from our token; nobody else's). */
   async fetchLink() {
