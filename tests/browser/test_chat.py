@@ -153,3 +153,28 @@ def test_a_rematch_started_from_the_end_screen(live_server: LiveServer, new_cont
     assert state(b, "S.seat") == 1 and state(b, "S.names") == ["Ailsa", "Brodie"]
     assert state(b, "S.view.current_player") == 1 - old_start
     assert not a.errors and not b.errors  # type: ignore[attr-defined]
+
+
+def test_the_creator_chooses_in_the_lobby_whether_the_record_carries_the_chat(
+        live_server: LiveServer, new_context: Any) -> None:
+    """Item 3 "exported with the record (or not, as the creator chooses)": the lobby's box
+    sends `chat_in_record`; the game's record then carries the chat written on its page."""
+    lobby = new_context().new_page()
+    lobby.goto(live_server.url + "/")
+    lobby.wait_for_selector("#kind2")
+    assert "chat" in lobby.inner_text("label:has(#chat-in-record)").lower()
+    lobby.check("#chat-in-record")
+    with lobby.expect_response(lambda r: r.url.endswith("/api/games") and r.request.method == "POST") as got:
+        lobby.click("#create")
+    assert got.value.request.post_data_json["chat_in_record"] is True
+    seat0 = got.value.json()["links"]["seats"][0]["url"]
+    page = open_page(new_context(), seat0)
+    page.wait_for_selector("#chat-sec:not([hidden]) #chat-input")
+    _say(page, HTML)
+    page.wait_for_selector("#chat-log .chat-msg[data-seq='1']")
+    rec = page.evaluate("""async () => {
+      const t = new URLSearchParams(location.hash.slice(1)).get("t");
+      const r = await fetch(`/api/games/${window.rebirthState.gameId}/record`,
+        { headers: { Authorization: `Bearer ${t}` } });
+      return r.json(); }""")
+    assert [m["text"] for m in rec["chat"]] == [HTML]
