@@ -84,6 +84,8 @@ def test_chat_between_two_pages_shows_html_as_text(live_server: LiveServer, new_
     assert third.locator(".chat-who").inner_text() == "<script>x</script>"
     assert "(spectator)" in third.inner_text()
     assert phone.locator("#chat-log script").count() == 0
+    desk.locator("#chat-sec").scroll_into_view_if_needed()
+    save_png(desk, "web-chat.png")
 
     # Touch targets on the phone, inside the 390 px width.
     for sel in ("#chat-send", "#chat-input"):
