@@ -176,6 +176,11 @@ export class Chat {
     const lang = this.lang;
     const r = this.rematch;
     const canStart = this.role === "seat" || this.role === "table" || this.role === "admin";
+    // Rebuilt only when what it says changes: a presence update re-rendering the end screen
+    // while the player clicks "Offer a rematch" must not swallow the click.
+    const key = JSON.stringify([lang, this.role, r, this.busy, this.rematchError]);
+    if (this.box.dataset.key === key) return;
+    this.box.dataset.key = key;
     const kids = [h("h3", {}, t(lang, "rematch.title"))];
     if (r && r.url) {
       kids.push(h("p", {}, t(lang, "rematch.ready")),
@@ -191,8 +196,6 @@ export class Chat {
       kids.push(h("p", { class: "help" }, t(lang, "rematch.waiting")));
     }
     if (this.rematchError) kids.push(h("p", { role: "alert" }, this.rematchError));
-    const focused = document.activeElement?.id;
     this.box.replaceChildren(...kids);
-    if (focused && this.box.contains(document.activeElement) === false && $(focused) && this.box.contains($(focused))) $(focused).focus();
   }
 }
