@@ -80,12 +80,16 @@ def test_chat_crosses_workers_and_redis_carries_no_text(tmp_path: Path) -> None:
                     ws.send_json({"type": "chat", "text": "watching", "name": "Rail"})
                     m = chat_frame(s0, 3)
                     assert (m["role"], m["name"]) == ("spectator", "Rail")
+                    # NUL (which PostgreSQL's text refuses) and a right-to-left override are
+                    # dropped; the message is stored, not a server error.
+                    w0.send_json({"type": "chat", "text": "a\u0000b\u202ec\nd"})
+                    assert chat_frame(s1, 4)["text"] == "abc\nd"
         finally:
             stop.set()
             t.join()
             sub.close()
     chats = [json.loads(d) for ch, d in seen if ch == f"{pfx}chat"]
-    assert len(chats) == 3
+    assert len(chats) == 4
     assert all(set(c) == {"game", "chat"} and c["game"] == gid for c in chats)
     blob = "\n".join(d for _, d in seen)
     for typed in (HTML, "from B", "watching", "Rail", "Brian", *toks.values()):

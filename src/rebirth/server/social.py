@@ -24,6 +24,7 @@ import logging
 import math
 import secrets
 import time
+import unicodedata
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
@@ -58,11 +59,22 @@ def derive_token(old_token: str, new_game: str) -> str:
     return base64.urlsafe_b64encode(mac).decode().rstrip("=")
 
 
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+"""Embedding, override and isolate controls: they could turn the rest of a line around."""
+
+
+def printable(raw: str) -> str:
+    """``raw`` without control characters (NUL, which PostgreSQL's text refuses, included) and
+    bidirectional overrides; new lines and tabs stay."""
+    return "".join(ch for ch in raw if ch in "\n\t" or not (
+        unicodedata.category(ch) == "Cc" or ch in BIDI_CONTROLS))
+
+
 def clean_text(raw: Any) -> str:
-    """A message as it will be stored: trimmed; refused when empty or too long."""
+    """A message as it will be stored: printable, trimmed; refused when empty or too long."""
     if not isinstance(raw, str):
         raise ApiError(400, "bad_message")
-    out = raw.strip()
+    out = printable(raw).strip()
     if not out:
         raise ApiError(400, "chat_empty", texts("server.chat_empty"))
     if len(out) > MAX_CHARS:
@@ -137,7 +149,7 @@ class Social:
         name = obj.get("name", "")
         if not isinstance(name, str):
             raise ApiError(400, "bad_message")
-        name = name.strip()
+        name = printable(name).replace("\n", " ").replace("\t", " ").strip()
         if len(name) > MAX_NAME:
             raise ApiError(400, "chat_bad_name", texts("server.chat_bad_name", max=MAX_NAME))
         return None, "spectator", name
