@@ -188,3 +188,24 @@ def test_the_rematch_claim_admits_one_writer_on_postgresql() -> None:
                 assert store.game(loser) is None and store.game(out[0]) is not None
         finally:
             store.close()
+
+
+def test_a_rematch_asked_of_a_worker_that_missed_the_end_catches_up_first(tmp_path: Path) -> None:
+    """Worker B holds the game but heard nothing of its last steps (its notices are dropped, no
+    version check runs): a rematch asked of B still sees the game over and is made."""
+    with database() as db, redis_server() as r:
+        pfx = prefix()
+        with worker(tmp_path, db, r, pfx, heal_interval=600) as a, \
+                worker(tmp_path, db, r, pfx, heal_interval=600) as b:
+            g = kit.new_game(a, board="scotland", players=2, seats=[HUMANS[0], {"kind": "easy"}])
+            gid, toks = g["game"], tokens(g)
+            assert b.get(f"/api/games/{gid}").json()["status"] == "playing"  # B loads it now
+            registry(b).hubs[gid].notice = lambda version: None  # type: ignore[method-assign]
+            with a.websocket_connect(f"/ws/games/{gid}") as w0:
+                s0 = Seat(w0)
+                s0.hello(toks[0])
+                play_out({0: s0})
+            assert not registry(b).hubs[gid].match.state.is_terminal()
+            r2 = b.post(f"/api/games/{gid}/rematch", headers=auth(toks[0]))
+            assert r2.status_code == 200, r2.text
+            assert r2.json()["created"] is True

@@ -249,6 +249,11 @@ class Social:
         hub = self.hub
         if tok.role not in ("seat", "table", "admin"):
             raise ApiError(403, "forbidden")
+        if not hub.match.state.is_terminal() and hub.multi:
+            # The last step may have been taken on another worker a moment ago.
+            async with hub.lock:
+                with contextlib.suppress(Exception):
+                    await hub.catch_up()
         if not hub.match.state.is_terminal():
             raise ApiError(409, "not_over", texts("server.not_over"))
         async with self.lock:
