@@ -72,6 +72,8 @@ def test_chat_between_two_pages_shows_html_as_text(live_server: LiveServer, new_
     assert msg.locator(".chat-who").inner_text() == NAME
     assert msg.locator(".chat-text").inner_text() == "<i>hi</i> & bye"
     assert desk.locator("#chat-log .chat-msg b b, #chat-log i").count() == 0
+    # Screen readers hear the new message (the page's polite live region).
+    desk.wait_for_function("document.getElementById('live').textContent.includes('<i>hi</i> & bye')")
 
     # Players write under their seat's name; only a spectator has a name field.
     assert phone.locator("#chat-name").is_hidden() and desk.locator("#chat-name").is_hidden()

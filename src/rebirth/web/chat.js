@@ -2,6 +2,7 @@
 // What people typed (messages, names) goes into the page only as text nodes (`h` makes them,
 // like `textContent`), never as markup. During a hot-seat hand-over the panel is hidden.
 import { SEAT_LETTERS, api, h, t } from "./common.js";
+import { announce } from "./kit.js";
 
 const $ = (id) => document.getElementById(id);
 const MAX_CHARS = 500;
@@ -37,6 +38,8 @@ export class Chat {
       const fresh = (msg.messages || []).filter((m) => !have.has(m.seq));
       this.messages = [...this.messages, ...fresh].sort((a, b) => a.seq - b.seq);
       this.renderLog(fresh.length > 0);
+      // Screen readers hear what is new (not the history a page asks for when it connects).
+      if (!msg.history && fresh.length) announce(fresh.map((m) => `${this.who(m)}: ${m.text}`).join(" "));
       if (msg.rematch) this.onRematch(msg.rematch);
       return true;
     }
@@ -68,7 +71,7 @@ export class Chat {
       if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); this.submit(); }
     });
     sec.replaceChildren(h("h2", { id: "chat-h" }), h("ol", { id: "chat-log", class: "chat-log", tabindex: 0,
-      "aria-labelledby": "chat-h", "aria-live": "polite" }), h("p", { id: "chat-error", class: "chat-error", role: "alert" }), form);
+      "aria-labelledby": "chat-h" }), h("p", { id: "chat-error", class: "chat-error", role: "alert" }), form);
   }
 
   submit() {
@@ -102,22 +105,30 @@ export class Chat {
     const watcher = S.role === "spectator" || S.role === "admin";
     $("chat-name").hidden = !watcher;
     sec.querySelector(".chat-name-label").hidden = !watcher;
-    this.names = S.names;
     this.renderLog(false);
   }
 
   renderLog(scroll) {
     const ol = $("chat-log");
     if (!ol) return;
+    // Rebuilt only when a message came or the language changed, not on every game update.
+    const key = `${this.lang}|${this.messages.length}|${this.messages[this.messages.length - 1]?.seq ?? 0}`;
+    if (ol.dataset.key === key) return;
+    ol.dataset.key = key;
     const atEnd = ol.scrollHeight - ol.scrollTop - ol.clientHeight < 30;
     ol.replaceChildren(...(this.messages.length ? this.messages.map((m) => this.item(m))
       : [h("li", { class: "chat-empty" }, t(this.lang, "chat.empty"))]));
     if (scroll || atEnd) ol.scrollTop = ol.scrollHeight;
   }
 
+  /** The name shown for a message's author. */
+  who(m) {
+    return m.role === "spectator" ? (m.name || t(this.lang, "chat.someone")) : m.name;
+  }
+
   item(m) {
     const spectator = m.role === "spectator";
-    const who = spectator ? (m.name || t(this.lang, "chat.someone")) : m.name;
+    const who = this.who(m);
     const at = new Date(m.at * 1000);
     return h("li", { class: `chat-msg ${spectator ? "from-spectator" : "from-player"}`, "data-seq": m.seq },
       spectator ? "" : h("span", { class: "swatch small", style: `background:${this.colour(m.seat) ?? "#999"}` }, SEAT_LETTERS[m.seat] ?? ""),
