@@ -127,9 +127,9 @@ class Social:
             return
         async with self.lock:
             await self._load()
+            # ``delivered`` stays: it is what every local connection was sent, and a message
+            # from another worker whose notice is still on its way is not yet that.
             msgs = await asyncio.to_thread(chat_store.messages, self.store, self.hub.id, after, HISTORY)
-            if msgs:
-                self.delivered = max(self.delivered, msgs[-1].seq)
             await c.send({"type": "chat", "messages": [m.to_json() for m in msgs], "history": True,
                           "rematch": self.rematch})
 
@@ -223,8 +223,8 @@ class Social:
             try:
                 async with self.lock:
                     if not self._loaded:
+                        # No connection joined here yet (a join loads): nobody to deliver to.
                         await self._load()
-                        # Nothing was delivered from here before: the joins sent the history.
                     await self._deliver_after(self.delivered)
                     if self.rematch is None:
                         self.rematch = await asyncio.to_thread(chat_store.rematch_of, self.store, self.hub.id)
