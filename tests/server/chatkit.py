@@ -10,6 +10,7 @@ from typing import Any
 from starlette.testclient import WebSocketTestSession
 
 from server import kit
+from server.workerkit import recv
 
 
 class Seat:
@@ -23,9 +24,9 @@ class Seat:
         self.seat: int | None = None
 
     def read(self) -> dict[str, Any]:
-        text = self.ws.receive_text()
-        self.frames.append(text)
-        msg: dict[str, Any] = json.loads(text)
+        """The next frame; fails after 30 s without one (a lost frame fails, never hangs)."""
+        msg = recv(self.ws, 30.0)
+        self.frames.append(json.dumps(msg))
         if "view" in msg:
             self.view, self.version = msg["view"], int(msg["version"])
         if msg["type"] == "sync":

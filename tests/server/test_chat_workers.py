@@ -209,3 +209,25 @@ def test_a_rematch_asked_of_a_worker_that_missed_the_end_catches_up_first(tmp_pa
             r2 = b.post(f"/api/games/{gid}/rematch", headers=auth(toks[0]))
             assert r2.status_code == 200, r2.text
             assert r2.json()["created"] is True
+
+
+def test_a_worker_that_learns_of_the_rematch_by_its_own_click_tells_its_sockets(tmp_path: Path) -> None:
+    """Worker B hears no notice (dropped); A made the rematch; B's player clicks too and gets
+    the same one — and B's other socket is told of it as well."""
+    with database() as db, redis_server() as r:
+        pfx = prefix()
+        with worker(tmp_path, db, r, pfx, heal_interval=600) as a, \
+                worker(tmp_path, db, r, pfx, heal_interval=600) as b:
+            g = kit.new_game(a, board="scotland", players=2, seats=HUMANS)
+            gid, toks = g["game"], tokens(g)
+            with a.websocket_connect(f"/ws/games/{gid}") as w0, b.websocket_connect(f"/ws/games/{gid}") as w1:
+                s0, s1 = Seat(w0), Seat(w1)
+                s0.hello(toks[0])
+                s1.hello(toks[1])
+                play_out({0: s0, 1: s1})
+                registry(b).hubs[gid].social.notice = lambda seq: None  # type: ignore[method-assign]
+                first = a.post(f"/api/games/{gid}/rematch", headers=auth(toks[0])).json()
+                assert first["created"] is True
+                again = b.post(f"/api/games/{gid}/rematch", headers=auth(toks[1])).json()
+                assert (again["game"], again["created"]) == (first["game"], False)
+                assert s1.until(lambda m: m["type"] == "rematch")["game"] == first["game"]

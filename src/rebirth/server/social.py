@@ -91,6 +91,9 @@ class Social:
         self.delivered = 0
         """The last chat number sent to this worker's connections."""
         self.rematch: str | None = None
+        self._told: str | None = None
+        """The rematch this worker's connections were sent (each learns it once, whichever way
+        this worker learnt it: its own click, a lost race, another worker's notice)."""
         self._loaded = False
         self.lock = asyncio.Lock()
         """Orders storing, reading and sending (two local messages never arrive swapped)."""
@@ -228,8 +231,7 @@ class Social:
                     await self._deliver_after(self.delivered)
                     if self.rematch is None:
                         self.rematch = await asyncio.to_thread(chat_store.rematch_of, self.store, self.hub.id)
-                        if self.rematch is not None:
-                            await self._send_rematch()
+                    await self._send_rematch()
             except Exception:  # the database is away: the next notice or version check retries
                 log.exception("game %s: reading the chat failed", self.hub.id)
                 return
@@ -237,6 +239,10 @@ class Social:
                 return
 
     async def _send_rematch(self) -> None:
+        """Tell every local connection of the rematch, unless they were told already."""
+        if self.rematch is None or self._told == self.rematch:
+            return
+        self._told = self.rematch
         frame = {"type": "rematch", "game": self.rematch}
         for conn in list(self.hub.conns):
             if conn.role is not None:
@@ -261,6 +267,7 @@ class Social:
             if self.rematch is None:
                 self.rematch = await asyncio.to_thread(chat_store.rematch_of, self.store, hub.id)
             if self.rematch is not None:
+                await self._send_rematch()
                 return self.rematch, False
             row, match = await asyncio.to_thread(self._deal)
             in_record = await asyncio.to_thread(chat_store.in_record, self.store, hub.id)
