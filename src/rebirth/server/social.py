@@ -293,11 +293,12 @@ class Social:
         return row, match
 
     async def link_token(self, tok: TokenRow, token: str) -> str | None:
-        """The rematch token of the holder of ``token`` (None: no rematch yet, or none for this
-        link — a seat now played by a bot). Issued on first request, the same ever after."""
+        """The rematch token of the holder of ``token`` (None: no rematch yet, or no place in it
+        for this link). Issued on first request, the same ever after."""
         await self._load()
         if self.rematch is None:
             self.rematch = await asyncio.to_thread(chat_store.rematch_of, self.store, self.hub.id)
+            await self._send_rematch()
         new = self.rematch
         if new is None:
             return None
