@@ -197,14 +197,16 @@ def test_a_rematch_asked_of_a_worker_that_missed_the_end_catches_up_first(tmp_pa
         pfx = prefix()
         with worker(tmp_path, db, r, pfx, heal_interval=600) as a, \
                 worker(tmp_path, db, r, pfx, heal_interval=600) as b:
-            g = kit.new_game(a, board="scotland", players=2, seats=[HUMANS[0], {"kind": "easy"}])
+            # Two humans, both on A: no bot lock involved, only B's view of the game is stale.
+            g = kit.new_game(a, board="scotland", players=2, seats=HUMANS)
             gid, toks = g["game"], tokens(g)
             assert b.get(f"/api/games/{gid}").json()["status"] == "playing"  # B loads it now
             registry(b).hubs[gid].notice = lambda version: None  # type: ignore[method-assign]
-            with a.websocket_connect(f"/ws/games/{gid}") as w0:
-                s0 = Seat(w0)
+            with a.websocket_connect(f"/ws/games/{gid}") as w0, a.websocket_connect(f"/ws/games/{gid}") as w1:
+                s0, s1 = Seat(w0), Seat(w1)
                 s0.hello(toks[0])
-                play_out({0: s0})
+                s1.hello(toks[1])
+                play_out({0: s0, 1: s1})
             assert not registry(b).hubs[gid].match.state.is_terminal()
             r2 = b.post(f"/api/games/{gid}/rematch", headers=auth(toks[0]))
             assert r2.status_code == 200, r2.text
