@@ -262,6 +262,19 @@ class RecordHeader(BaseModel):
                 _fail("result.winners", "error.format.seat_twice")
 
 
+class ChatEntryModel(BaseModel):
+    """One chat message of a record (present only when the game's creator chose to export the
+    chat). The text is as typed: a reader shows it as text, never as markup."""
+
+    model_config = _STRICT
+    seq: Annotated[int, Field(ge=1, le=1_000_000)]
+    seat: Seat | None
+    role: Literal["player", "spectator"]
+    name: Annotated[str, Field(max_length=64)]
+    text: Annotated[str, Field(min_length=1, max_length=500)]
+    at: Annotated[float, Field(ge=0)]
+
+
 class RecordModel(RecordHeader):
     """A game record, format ``rebirth-record`` version 1 (docs/records.md)."""
 
@@ -270,6 +283,7 @@ class RecordModel(RecordHeader):
     setup: SetupModel
     actions: Annotated[list[ActionModel], Field(max_length=MAX_ACTIONS)]
     result: ResultModel | None = None
+    chat: Annotated[list[ChatEntryModel], Field(max_length=100_000)] | None = None
 
     @model_validator(mode="after")
     def _seats(self) -> RecordModel:

@@ -25,6 +25,7 @@ from rebirth.server import (
     notify_api,
     openapi,
     play,
+    rematch,
     static,
     table,
 )
@@ -158,6 +159,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     app.include_router(calc.router)
     app.include_router(table.router)
     app.include_router(analysis.router)
+    app.include_router(rematch.router)
     app.include_router(static.router)
     app.mount("/static", static.static_files(settings), name="static")
     return app

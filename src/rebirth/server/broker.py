@@ -53,13 +53,33 @@ def parse(data: Any) -> tuple[str, int] | None:
     return game, version
 
 
+def parse_chat(data: Any) -> tuple[str, int] | None:
+    """The (game, chat number) of a chat notice ``{"game": id, "chat": n}`` — "the chat (or the
+    rematch) of game G is at n"; the messages themselves are read from the database."""
+    try:
+        obj = json.loads(data)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    if not isinstance(obj, dict) or set(obj) != {"game", "chat"}:
+        return None
+    game, seq = obj["game"], obj["chat"]
+    if not isinstance(game, str) or len(game) > 64 or not isinstance(seq, int) \
+            or isinstance(seq, bool) or not 0 <= seq < 1 << 31:
+        return None
+    return game, seq
+
+
 class Broker:
     """This process's Redis connections: publish versions, receive the others' versions."""
 
-    def __init__(self, url: str, prefix: str, on_notice: Notice, on_reconnect: Callable[[], None]) -> None:
+    def __init__(self, url: str, prefix: str, on_notice: Notice, on_reconnect: Callable[[], None],
+                 on_chat: Notice | None = None) -> None:
         self.url = url
         self.prefix = prefix
         self.channel = f"{prefix}versions"
+        self.chat_channel = f"{prefix}chat"
+        """Chat notices (server/social.py): a game id and a number, never a message."""
+        self.on_chat = on_chat
         self.worker = secrets.token_hex(6)
         """This process among the workers (random: names nothing but itself)."""
         self.on_notice = on_notice
@@ -81,19 +101,26 @@ class Broker:
 
     async def publish(self, game: str, version: int) -> None:
         """Say that ``game`` is at ``version`` (lossy: a failure is logged and healed later)."""
+        await self._publish(self.channel, {"game": game, "version": version})
+
+    async def publish_chat(self, game: str, seq: int) -> None:
+        """Say that the chat (or the rematch) of ``game`` is at ``seq`` (lossy, like versions)."""
+        await self._publish(self.chat_channel, {"game": game, "chat": seq})
+
+    async def _publish(self, channel: str, obj: dict[str, Any]) -> None:
         if not self.connected:
             return
-        msg = json.dumps({"game": game, "version": version})
+        msg = json.dumps(obj)
         for attempt in (0, 1):
             try:
-                await self._pub.publish(self.channel, msg)
+                await self._pub.publish(channel, msg)
                 return
             except Exception as exc:  # Redis down: the version check heals what is missed
                 # A pooled connection from before a Redis restart is dead: one more try on a new one.
                 with contextlib.suppress(Exception):
                     await self._pub.connection_pool.disconnect()
                 if attempt:
-                    log.warning("publishing game %s version %d failed: %s", game, version, exc)
+                    log.warning("publishing %s failed: %s", msg, exc)
 
     # ------------------------------------------------------------------ presence
 
@@ -142,7 +169,7 @@ class Broker:
             client = aioredis.from_url(self.url, socket_connect_timeout=SOCKET_TIMEOUT)
             pubsub = client.pubsub(ignore_subscribe_messages=True)
             try:
-                await pubsub.subscribe(self.channel)
+                await pubsub.subscribe(self.channel, self.chat_channel)
                 self.connected = True
                 self._ready.set()
                 backoff = BACKOFF_MIN
@@ -159,6 +186,14 @@ class Broker:
                 while True:
                     msg = await pubsub.get_message(timeout=30.0)
                     if msg is None or msg.get("type") != "message":
+                        continue
+                    channel = msg.get("channel")
+                    if isinstance(channel, bytes):
+                        channel = channel.decode()
+                    if channel == self.chat_channel:
+                        chat = parse_chat(msg.get("data"))
+                        if chat is not None and self.on_chat is not None:
+                            self.on_chat(*chat)
                         continue
                     got = parse(msg.get("data"))
                     if got is not None:

@@ -37,6 +37,8 @@ from rebirth.server.invites import insert_invites, invitations
 from rebirth.server.lifecycle import retry_delay
 from rebirth.server.metrics import Metrics
 from rebirth.server.settings import Settings
+from rebirth.server.social import Social, chat_notice
+from rebirth.server.social import heal as heal_chat
 from rebirth.server.store import GameRow, StaleWrite, Step, Store, TokenRow
 
 if TYPE_CHECKING:
@@ -183,6 +185,8 @@ class Hub:
         self.remote_online: set[int] = set()
         """Seats with a device on another worker (several workers; refreshed on announcements
         and by the version check)."""
+        self.social = Social(self)
+        """The game's chat and rematch (server/social.py)."""
 
     @property
     def multi(self) -> bool:
@@ -256,12 +260,14 @@ class Hub:
             await c.send(self._sync_frame(c, since))
             if changed:
                 await self._presence()
+        await self.social.joined()
 
     async def leave(self, c: Conn) -> None:
         """A socket closed."""
         async with self.lock:
             if c not in self.conns:
                 return
+            self.social.forget(c)
             before = self.local_online()
             self.conns.remove(c)
             after = self.local_online()
@@ -690,7 +696,7 @@ class Registry:
         from rebirth.server.broker import Broker  # only a multi-worker server needs redis
 
         self.broker = Broker(self.settings.redis_url, self.settings.redis_prefix, self._notice,
-                             self._heal_now.set)
+                             self._heal_now.set, on_chat=lambda g, n: chat_notice(self, g, n))
         self.metrics.track_redis_reconnects(lambda: self.broker.reconnects if self.broker else 0)
         await self.broker.start()
         self._heal_task = asyncio.get_running_loop().create_task(self._heal_loop())
@@ -726,6 +732,7 @@ class Registry:
                 hub.notice(stored[gid])
             else:
                 hub.kick_bots()
+        await heal_chat(self, list(self.hubs))
         await self.adopt()
 
     async def adopt(self) -> None:
@@ -810,6 +817,13 @@ class Registry:
         self.hubs[gid] = hub
         hub.kick_bots()
         return hub, toks
+
+    def add_hub(self, row: GameRow, match: Match) -> Hub:
+        """A game just stored by another module (a rematch): in memory here, its bots started."""
+        hub = Hub(self, row, match.game, match)
+        self.hubs[row.id] = hub
+        hub.kick_bots()
+        return hub
 
     async def close(self) -> None:
         """Stop the version check, the Redis connections and the bot loops (shutdown)."""

@@ -17,7 +17,7 @@ from rebirth.bots.base import BotError
 from rebirth.engine.board import MapError
 from rebirth.engine.game import SetupError
 from rebirth.engine.messages import UserError
-from rebirth.server import invites
+from rebirth.server import chat_store, invites
 from rebirth.server.addresses import base_url, is_loopback_host
 from rebirth.server.caps import Caps
 from rebirth.server.data import require_board
@@ -26,6 +26,7 @@ from rebirth.server.errors import ApiError, texts
 from rebirth.server.hub import Hub
 from rebirth.server.invites import invite_link
 from rebirth.server.notify import NotifySpec, checked, forget, seat_link, subscribe
+from rebirth.server.social import record_chat
 from rebirth.server.store import TokenRow
 from rebirth.server.throttle import client_address
 
@@ -51,6 +52,8 @@ class NewGame(BaseModel):
     variants: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=10)
     lang: Literal["en", "de"] = "en"
     hotseat: bool = False
+    chat_in_record: bool = False
+    """The creator's choice: the record export carries the game's chat (server/social.py)."""
 
 
 def _link(base: str, game: str, token: str) -> str:
@@ -109,6 +112,7 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
             hub, toks = await registry.create(body.board, kinds, names, list(body.variants), body.lang,
                                               body.hotseat)
             await asyncio.to_thread(caps.created, hub.id, client)
+        await asyncio.to_thread(chat_store.set_in_record, registry.store, hub.id, body.chat_in_record)
     except (SetupError, MapError, BotError, ValueError) as exc:
         # Every refusal of the engine and the bots is a UserError; anything else (a bug)
         # gets the fixed sentence, never the exception's English text.
@@ -152,7 +156,8 @@ async def game_record(hub: GameHub, tok: GameToken) -> dict[str, Any]:
     """The record: complete after the end; mid-game redacted for the token's seat."""
     seat = tok.seat if tok.role == "seat" else None
     async with hub.lock:
-        return hub.match.record(for_seat=seat)
+        record = hub.match.record(for_seat=seat)
+    return await record_chat(hub, record)
 
 
 @router.post("/games/{game_id}/seats/{seat}/revoke")

@@ -133,6 +133,10 @@ async def _handle(conn: Conn, hub: Hub | None, obj: dict[str, Any], registry: Re
                 await conn.send(error_frame("bad_message", version))
                 return
             await conn.send(await hub.preview(conn, obj.get("seat"), action))
+        elif kind == "chat":
+            await hub.social.chat(conn, obj)  # server/social.py: checks, stores, delivers
+        elif kind == "chat_history":
+            await hub.social.history(conn, obj)
         elif kind == "claim":
             seat = obj.get("seat")
             if conn.role != "table":

@@ -153,6 +153,35 @@ game_creators = Table(
     Column("client", String(64), nullable=False, index=True),
 )
 
+# Chat and rematch (issue 16; migration 0005_chat; functions in server/chat_store.py).
+chat_messages = Table(
+    "chat_messages", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("game", String(32), ForeignKey("games.id"), nullable=False),
+    Column("seq", Integer, nullable=False),  # 1, 2, ... per game: what a catch-up reads after
+    Column("seat", Integer, nullable=True),  # None: a spectator
+    Column("role", String(16), nullable=False),  # player / spectator
+    Column("name", String(64), nullable=False),
+    Column("text", Text, nullable=False),  # as typed: escaped where shown, never here
+    Column("created", Float, nullable=False),
+    UniqueConstraint("game", "seq", name="uq_chat_messages_game_seq"),
+)
+
+chat_options = Table(
+    "chat_options", metadata,
+    Column("game", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("in_record", Boolean, nullable=False),  # the creator's choice: chat exported with the record
+)
+
+rematches = Table(
+    "rematches", metadata,
+    # The primary key is the "exactly one rematch per game": a second claim fails to insert.
+    Column("game", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("new_game", String(32), ForeignKey("games.id"), nullable=False, unique=True),
+    Column("created", Float, nullable=False),
+)
+
+
 class StaleWrite(Exception):
     """Another writer (another worker) stored this game's next step first: nothing was written."""
 
@@ -262,15 +291,7 @@ class Store:
         """Store a new game, its seats and its tokens ``(hash, role, seat)``; ``also`` writes
         more rows of it (its invitations, server/invites.py) in the same transaction."""
         with self.tx() as c:
-            c.execute(insert(games).values(
-                id=row.id, board=row.board, players=row.players, variants=json.dumps(row.variants),
-                lang=row.lang, hotseat=row.hotseat, seed=str(row.seed), setup=json.dumps(row.setup),
-                engine_version=row.engine_version, created=time.time(), status=row.status,
-                version=row.version))
-            c.execute(insert(seats), [{"game": row.id, "seat": i, "name": n, "kind": k}
-                                      for i, (n, k) in enumerate(zip(row.names, row.kinds, strict=True))])
-            c.execute(insert(tokens), [{"hash": h, "game": row.id, "role": r, "seat": s, "revoked": False}
-                                       for h, r, s in token_rows])
+            insert_game(c, row, token_rows)
             if also is not None:
                 also(c)
 
@@ -500,6 +521,21 @@ class Store:
             if left != keep:
                 raise RuntimeError(f"table {table_id}: {left} entries left, expected {keep}")
             return _table_entries(c, table_id)
+
+
+def insert_game(c: Connection, row: GameRow, token_rows: list[tuple[str, str, int | None]]) -> None:
+    """The inserts of a new game, its seats and tokens, in the caller's transaction (a rematch
+    stores its new game and its claim on the old one in one)."""
+    c.execute(insert(games).values(
+        id=row.id, board=row.board, players=row.players, variants=json.dumps(row.variants),
+        lang=row.lang, hotseat=row.hotseat, seed=str(row.seed), setup=json.dumps(row.setup),
+        engine_version=row.engine_version, created=time.time(), status=row.status,
+        version=row.version))
+    c.execute(insert(seats), [{"game": row.id, "seat": i, "name": n, "kind": k}
+                              for i, (n, k) in enumerate(zip(row.names, row.kinds, strict=True))])
+    if token_rows:
+        c.execute(insert(tokens), [{"hash": h, "game": row.id, "role": r, "seat": s, "revoked": False}
+                                   for h, r, s in token_rows])
 
 
 def _table_entries(c: Connection, table_id: str) -> list[Step]:

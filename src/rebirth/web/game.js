@@ -6,6 +6,7 @@ import { GameSocket } from "./net.js";
 import { notifyPanel, turnSignal } from "./notify.js";
 import { fitAtEnd, frameTurn, labelsToggle, scoreStrip } from "./phone.js";
 import { pageToken } from "./seat.js";
+import { Chat } from "./chat.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -35,6 +36,7 @@ let token = null;
 let board = null;
 let sock = null;
 let previewTimer = null;
+let chat = null;  // the chat panel and the rematch box (chat.js)
 
 const hotseat = () => S.seats.length > 0;
 const myTurn = () => !S.sent && S.view && S.seat !== null && S.view.current_player === S.seat && S.view.phase !== "end";
@@ -47,6 +49,7 @@ const colour = (q) => S.model?.colours[q];
 // ------------------------------------------------------------------ messages
 
 function onMessage(msg) {
+  if (chat?.onMessage(msg)) return;
   if (msg.type === "sync") {
     // A sync replaces everything (docs/protocol.md). Only a reconnect of the same seat keeps
     // the log it had, since the server then sends just the steps after our version.
@@ -452,7 +455,7 @@ function renderEnd() {
     h("p", {}, h("button", { type: "button", id: "replay-open", class: "primary", onclick: openReplay }, t(S.lang, "replay.open")),
       " ", h("button", { type: "button", id: "analyse", onclick: runAnalysis,
         disabled: S.analysis.status === "running" || S.analysis.status === "done" }, t(S.lang, "analysis.run"))),
-    analysisSection());
+    analysisSection(), chat ? chat.rematchBox(S) : "");
 }
 
 // ------------------------------------------------------------------ analysis
@@ -550,6 +553,7 @@ function renderAll() {
   const focused = document.activeElement && document.activeElement.id;
   $("status").textContent = statusText() + (S.error ? ` — ${t(S.lang, "error.prefix", { why: S.error })}` : "");
   renderHandover();
+  chat?.render(S, !$("handover").hidden);
   renderBoard();
   renderHand();
   renderPrompt();
@@ -722,6 +726,8 @@ async function init() {
   $("zoom-reset").addEventListener("click", () => board.reset());
   $("board").addEventListener("keydown", onBoardKey);
   $("board").addEventListener("pointerleave", () => { S.hover = null; renderBoard(); });
+  chat = new Chat({ gameId: S.gameId, token, send: (m) => sock.send(m), colour });
+  chat.mount();
   sock = new GameSocket(S.gameId, token, { onMessage, onStatus: connStatus, getVersion: () => (S.view ? S.version : -1) });
   // Leaving the page says goodbye at once, so the others see the seat go offline.
   window.addEventListener("pagehide", () => sock.close());

@@ -150,7 +150,7 @@ async function create(ev) {
   const seats = [];
   for (let i = 0; i < n; i++) seats.push({ kind: f.get(`kind${i}`), name: (f.get(`name${i}`) || "").trim() || null });
   const body = { board: f.get("board"), players: n, seats, variants: f.getAll("variant"), lang,
-    hotseat: f.get("hotseat") === "on" };
+    hotseat: f.get("hotseat") === "on", chat_in_record: f.get("chat_in_record") === "on" };
   const err = document.getElementById("error");
   err.textContent = "";
   try {
