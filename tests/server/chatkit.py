@@ -98,6 +98,12 @@ def auth(tok: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {tok}"}
 
 
-def tokens(g: dict[str, Any]) -> dict[int, str]:
-    """The human seats' tokens of a create answer."""
-    return {s["seat"]: kit.token(s["url"]) for s in g["links"]["seats"] if s["url"]}
+_CLAIMED: dict[str, dict[int, str]] = {}
+
+
+def tokens(c: Any, g: dict[str, Any]) -> dict[int, str]:
+    """The human seats' tokens of a create answer: each seat's invitation claimed once (issue
+    15 item 7), as that seat's browser would; asked again, the same tokens."""
+    if g["game"] not in _CLAIMED:
+        _CLAIMED[g["game"]] = {s["seat"]: kit.claim(c, s["url"]) for s in g["links"]["seats"] if s["url"]}
+    return _CLAIMED[g["game"]]

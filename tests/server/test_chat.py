@@ -33,7 +33,7 @@ def test_chat_reaches_players_and_spectators_and_is_stored_as_typed(tmp_path: Pa
     with kit.client(tmp_path) as c:
         g = kit.new_game(c, board="scotland", players=2, chat_in_record=True,
                          seats=[{"kind": "human", "name": NAME}, {"kind": "human", "name": "Brodie"}])
-        gid, toks = g["game"], tokens(g)
+        gid, toks = g["game"], tokens(c, g)
         spect = kit.token(g["links"]["spectator"])
         with c.websocket_connect(f"/ws/games/{gid}") as w0, c.websocket_connect(f"/ws/games/{gid}") as w1, \
                 c.websocket_connect(f"/ws/games/{gid}") as ws:
@@ -80,7 +80,7 @@ def test_chat_limits_give_a_clear_error_and_store_nothing(tmp_path: Path) -> Non
     with kit.client(tmp_path) as c:
         g = kit.new_game(c, board="scotland", players=2,
                          seats=[{"kind": "human", "name": "A"}, {"kind": "human", "name": "B"}])
-        gid, toks = g["game"], tokens(g)
+        gid, toks = g["game"], tokens(c, g)
         spect = kit.token(g["links"]["spectator"])
         with c.websocket_connect(f"/ws/games/{gid}") as w0, c.websocket_connect(f"/ws/games/{gid}") as w1, \
                 c.websocket_connect(f"/ws/games/{gid}") as ws:
@@ -123,7 +123,7 @@ def test_a_hot_seat_table_cannot_chat_during_the_hand_over(tmp_path: Path) -> No
         gid = g["game"]
         with c.websocket_connect(f"/ws/games/{gid}") as wt:
             t = Seat(wt)
-            sync = t.hello(kit.token(g["links"]["table"]))
+            sync = t.hello(kit.claim(c, g["links"]["table"]))
             assert sync["seat"] is None
             t.chat("psst")
             assert t.next_chat()["code"] == "chat_hidden"
@@ -143,7 +143,7 @@ def test_the_record_carries_the_chat_only_when_chosen_and_still_replays(tmp_path
         for chosen in (True, False):
             g = kit.new_game(c, board="scotland", players=2, chat_in_record=chosen,
                              seats=[{"kind": "human", "name": "A"}, {"kind": "easy"}])
-            gid, toks = g["game"], tokens(g)
+            gid, toks = g["game"], tokens(c, g)
             with c.websocket_connect(f"/ws/games/{gid}") as w0:
                 s0 = Seat(w0)
                 s0.hello(toks[0])

@@ -62,7 +62,7 @@ def test_chat_crosses_workers_and_redis_carries_no_text(tmp_path: Path) -> None:
             with worker(tmp_path, db, r, pfx, heal_interval=600) as a, \
                     worker(tmp_path, db, r, pfx, heal_interval=600) as b:
                 g = kit.new_game(a, board="scotland", players=2, seats=HUMANS)
-                gid, toks = g["game"], tokens(g)
+                gid, toks = g["game"], tokens(a, g)
                 path = f"/ws/games/{gid}"
                 with a.websocket_connect(path) as w0, b.websocket_connect(path) as w1, \
                         b.websocket_connect(path) as ws:
@@ -103,7 +103,7 @@ def test_a_lost_chat_notice_is_healed_by_the_version_check(tmp_path: Path) -> No
         pfx = prefix()
         with worker(tmp_path, db, r, pfx, heal_interval=0.3) as b:
             g = kit.new_game(b, board="scotland", players=2, seats=HUMANS)
-            gid, toks = g["game"], tokens(g)
+            gid, toks = g["game"], tokens(b, g)
             with b.websocket_connect(f"/ws/games/{gid}") as w1:
                 s1 = Sock(w1)
                 s1.hello(toks[1])
@@ -126,7 +126,7 @@ def test_exactly_one_rematch_when_players_on_two_workers_click_at_once(tmp_path:
         pfx = prefix()
         with worker(tmp_path, db, r, pfx) as a, worker(tmp_path, db, r, pfx) as b:
             g = kit.new_game(a, board="scotland", players=2, seats=HUMANS)
-            gid, toks = g["game"], tokens(g)
+            gid, toks = g["game"], tokens(a, g)
             with a.websocket_connect(f"/ws/games/{gid}") as w0, b.websocket_connect(f"/ws/games/{gid}") as w1:
                 s0, s1 = Seat(w0), Seat(w1)
                 s0.hello(toks[0])
@@ -199,7 +199,7 @@ def test_a_rematch_asked_of_a_worker_that_missed_the_end_catches_up_first(tmp_pa
                 worker(tmp_path, db, r, pfx, heal_interval=600) as b:
             # Two humans, both on A: no bot lock involved, only B's view of the game is stale.
             g = kit.new_game(a, board="scotland", players=2, seats=HUMANS)
-            gid, toks = g["game"], tokens(g)
+            gid, toks = g["game"], tokens(a, g)
             assert b.get(f"/api/games/{gid}").json()["status"] == "playing"  # B loads it now
             registry(b).hubs[gid].notice = lambda version: None  # type: ignore[method-assign]
             with a.websocket_connect(f"/ws/games/{gid}") as w0, a.websocket_connect(f"/ws/games/{gid}") as w1:
@@ -221,7 +221,7 @@ def test_a_worker_that_learns_of_the_rematch_by_its_own_click_tells_its_sockets(
         with worker(tmp_path, db, r, pfx, heal_interval=600) as a, \
                 worker(tmp_path, db, r, pfx, heal_interval=600) as b:
             g = kit.new_game(a, board="scotland", players=2, seats=HUMANS)
-            gid, toks = g["game"], tokens(g)
+            gid, toks = g["game"], tokens(a, g)
             with a.websocket_connect(f"/ws/games/{gid}") as w0, b.websocket_connect(f"/ws/games/{gid}") as w1:
                 s0, s1 = Seat(w0), Seat(w1)
                 s0.hello(toks[0])

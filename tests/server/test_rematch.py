@@ -22,7 +22,7 @@ from server.chatkit import Seat, auth, play_out, tokens
 def _finished(c: TestClient, **body: Any) -> tuple[dict[str, Any], dict[int, Seat], list[Any]]:
     """A game played to its end over its seats' sockets (left open: they see the rematch)."""
     g = kit.new_game(c, **body)
-    gid, toks = g["game"], tokens(g)
+    gid, toks = g["game"], tokens(c, g)
     ctxs = [c.websocket_connect(f"/ws/games/{gid}") for _ in toks]
     seats = {}
     for (i, t), ctx in zip(toks.items(), ctxs, strict=True):
@@ -53,7 +53,7 @@ def test_a_rematch_has_the_same_settings_and_the_next_start_player(tmp_path: Pat
                                    seats=[{"kind": "human", "name": "Ailsa"}, {"kind": "easy", "name": "Bot"},
                                           {"kind": "human", "name": "Cat"}])
         try:
-            gid, toks = g["game"], tokens(g)
+            gid, toks = g["game"], tokens(c, g)
             old = c.get(f"/api/games/{gid}/record", headers=auth(toks[0])).json()
             r = c.post(f"/api/games/{gid}/rematch", headers=auth(toks[2]))
             assert r.status_code == 200, r.text
@@ -89,9 +89,9 @@ def test_a_rematch_is_refused_before_the_end_and_to_spectators(tmp_path: Path) -
     with kit.client(tmp_path) as c:
         g = kit.new_game(c, board="scotland", players=2, seats=[{"kind": "human"}, {"kind": "easy"}])
         gid = g["game"]
-        r = c.post(f"/api/games/{gid}/rematch", headers=auth(tokens(g)[0]))
+        r = c.post(f"/api/games/{gid}/rematch", headers=auth(tokens(c, g)[0]))
         assert r.status_code == 409 and r.json()["error"]["code"] == "not_over"
-        assert c.get(f"/api/games/{gid}/rematch", headers=auth(tokens(g)[0])).json()["game"] is None
+        assert c.get(f"/api/games/{gid}/rematch", headers=auth(tokens(c, g)[0])).json()["game"] is None
         r = c.post(f"/api/games/{gid}/rematch", headers=auth(kit.token(g["links"]["spectator"])))
         assert r.status_code == 403
         assert c.post(f"/api/games/{gid}/rematch", headers=auth("forged")).status_code == 403
@@ -105,7 +105,7 @@ def test_each_seat_sees_only_its_own_rematch_link(tmp_path: Path) -> None:
     with kit.client(tmp_path) as c:
         g, seats, ctxs = _finished(c, board="scotland", players=3,
                                    seats=[{"kind": "human", "name": n} for n in ("A", "B", "C")])
-        gid, toks = g["game"], tokens(g)
+        gid, toks = g["game"], tokens(c, g)
         spect = kit.token(g["links"]["spectator"])
         bodies: dict[int | None, list[str]] = {0: [], 1: [], 2: [], None: []}
         try:
@@ -158,7 +158,7 @@ def test_exactly_one_rematch_when_two_players_click_at_once(tmp_path: Path) -> N
         g, _seats, ctxs = _finished(c, board="scotland", players=2,
                                     seats=[{"kind": "human"}, {"kind": "human"}])
         _close(ctxs)
-        gid, toks = g["game"], tokens(g)
+        gid, toks = g["game"], tokens(c, g)
         with kit.client(tmp_path) as c2:  # a second server on the same database
             answers: list[dict[str, Any]] = []
             start = threading.Barrier(2)
