@@ -9,7 +9,7 @@ from typing import Any
 
 from playwright.sync_api import Dialog, Page
 
-from browser.kit import LiveServer, new_game, open_page, save_png, state
+from browser.kit import LiveServer, new_game, open_page, save_png, state, stored_tokens
 
 HTML = "<img src=x onerror=alert(1)>"
 NAME = "<b>Brodie</b>"
@@ -168,6 +168,7 @@ def test_the_creator_chooses_in_the_lobby_whether_the_record_carries_the_chat(
     lobby.wait_for_selector("#kind2")
     assert "chat" in lobby.inner_text("label:has(#chat-in-record)").lower()
     lobby.check("#chat-in-record")
+    lobby.uncheck("#playme")  # the seat's invitation is opened below, in the player's own browser
     with lobby.expect_response(lambda r: r.url.endswith("/api/games") and r.request.method == "POST") as got:
         lobby.click("#create")
     assert got.value.request.post_data_json["chat_in_record"] is True
@@ -176,9 +177,9 @@ def test_the_creator_chooses_in_the_lobby_whether_the_record_carries_the_chat(
     page.wait_for_selector("#chat-sec:not([hidden]) #chat-input")
     _say(page, HTML)
     page.wait_for_selector("#chat-log .chat-msg[data-seq='1']")
-    rec = page.evaluate("""async () => {
-      const t = new URLSearchParams(location.hash.slice(1)).get("t");
+    (tok,) = stored_tokens(page).values()  # the claimed seat's token, kept by this browser only
+    rec = page.evaluate("""async (t) => {
       const r = await fetch(`/api/games/${window.rebirthState.gameId}/record`,
         { headers: { Authorization: `Bearer ${t}` } });
-      return r.json(); }""")
+      return r.json(); }""", tok)
     assert [m["text"] for m in rec["chat"]] == [HTML]
