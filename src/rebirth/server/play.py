@@ -6,7 +6,11 @@ Every refusal is an ``error`` message; the connection stays open and nothing cha
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
+import os
 import secrets
+import time
 from typing import Any
 
 from fastapi import APIRouter, WebSocket
@@ -22,6 +26,7 @@ from rebirth.server.store import hash_token
 from rebirth.server.throttle import Throttle, client_address
 
 router = APIRouter(tags=["play"])
+access = logging.getLogger("rebirth.access")
 
 
 def _int(v: Any) -> bool:
@@ -115,6 +120,10 @@ async def _handle(conn: Conn, hub: Hub | None, obj: dict[str, Any], registry: Re
             await conn.send(error_frame("revoked", version))
             return
         await hub.join(conn, tok, hash_token(token), max(-1, since))
+        # One structured line per joined socket (HTTP requests have theirs in app.py): which
+        # process serves which seat of which game, behind a load balancer. Never the token.
+        access.info(json.dumps({"ts": round(time.time(), 3), "event": "join", "game": hub.id,
+                                "role": tok.role, "seat": tok.seat, "pid": os.getpid()}))
         return
     if conn.role is None:
         await conn.send(error_frame("hello_first", version))
