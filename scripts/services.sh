@@ -1,8 +1,19 @@
 #!/bin/sh
 # Starts the database the server tests need (PostgreSQL on 127.0.0.1:5432, user postgres
 # without a password) when it is not answering, installing Debian's postgresql where it is
-# missing. Idempotent; needs root (CI runs as root). The tests fail, never skip, without it.
+# missing, and installs Debian's redis-server and caddy where they are missing. Idempotent;
+# needs root (CI runs as root). The tests fail, never skip, without it.
 set -eu
+# The multi-worker tests start private redis-servers; the proxy test (scripts/proxy-stack.sh)
+# runs Debian's Caddy in front of two workers.
+missing=""
+command -v redis-server >/dev/null 2>&1 || missing="$missing redis-server"
+command -v caddy >/dev/null 2>&1 || missing="$missing caddy"
+if [ -n "$missing" ]; then
+  apt-get update -qq
+  # shellcheck disable=SC2086
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+fi
 up() { pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; }
 if command -v pg_isready >/dev/null 2>&1 && up; then
   pg_isready -h 127.0.0.1 -p 5432
