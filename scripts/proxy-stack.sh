@@ -13,7 +13,8 @@
 #   PROXY_PORT (8080), WORKER_PORTS ("8001 8002"), REDIS_PORT (6390), PG_PORT (5433)
 #   REBIRTH_DATABASE_URL  a database to use; else PostgreSQL on 127.0.0.1:5432 if it answers
 #                         (database "rebirth"), else a private cluster in DIR/pg
-#   REBIRTH_REDIS_URL     a Redis to use; else a private redis-server in DIR
+#   REBIRTH_REDIS_URL     a Redis to use; else a private redis-server in DIR ("none", with one
+#                         worker port: no Redis, the single-process mode)
 #   REBIRTH_CMD           how to run rebirth (default: `rebirth` on PATH, else .venv/bin/rebirth)
 #   any other REBIRTH_* server setting (docs/server.md) is handed to both workers.
 set -eu
@@ -36,7 +37,11 @@ if [ ! -f "$conf" ]; then
   PROXY_PORT=${PROXY_PORT:-8080}
   WORKER_PORTS=${WORKER_PORTS:-"8001 8002"}
   own_redis=no own_pg=no
-  if [ -z "${REBIRTH_REDIS_URL:-}" ]; then
+  if [ "${REBIRTH_REDIS_URL:-}" = none ]; then
+    # One worker without Redis: the single-process mode (the load benchmark compares it).
+    [ "$(echo $WORKER_PORTS | wc -w)" = 1 ] || { echo "REBIRTH_REDIS_URL=none needs one worker port" >&2; exit 2; }
+    REBIRTH_REDIS_URL=""
+  elif [ -z "${REBIRTH_REDIS_URL:-}" ]; then
     own_redis=yes
     REBIRTH_REDIS_URL="redis://127.0.0.1:${REDIS_PORT:-6390}/0"
   fi

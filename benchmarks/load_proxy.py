@@ -1,0 +1,298 @@
+"""The load benchmark through the reverse proxy (issue 15, "Load"): loopback only, bounded.
+
+For each set-up — 1 worker on SQLite, 1 worker on PostgreSQL, 2 workers on PostgreSQL + Redis —
+it starts ``scripts/proxy-stack.sh`` (Caddy in front of the workers) in a temporary directory
+and, for each N, plays N concurrent two-player games over WebSockets through the proxy, each
+seat a client-side bot picking a random legal action (benchmarks/load.py's clients). It
+reports actions/s, the p50/p99 action latency (``act`` sent to its committed ``update``) and
+the server CPU seconds per accepted action (user + system time of every worker process, from
+/proc, over the playing window; the proxy's and Redis' own CPU separately). Each run stops at
+its time limit; games still running then count with the actions they made.
+
+    python benchmarks/load_proxy.py --games 10,100,500 --out test-output/load
+    python benchmarks/load_proxy.py --games 10 --setups sqlite1 --time-limit 20
+
+Needs caddy, redis-server and PostgreSQL (scripts/services.sh); PostgreSQL at
+``REBIRTH_TEST_POSTGRES`` (default postgres@127.0.0.1:5432) gets a fresh database per run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib.util
+import json
+import os
+import random
+import re
+import secrets
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "proxy-stack.sh"
+ADMIN_URL = os.environ.get("REBIRTH_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
+SETUPS = {"sqlite1": "1 worker, SQLite", "pg1": "1 worker, PostgreSQL",
+          "pg2redis": "2 workers, PostgreSQL + Redis"}
+
+
+def _load_module() -> Any:
+    """benchmarks/load.py (its client-side bots and figures), imported by path."""
+    spec = importlib.util.spec_from_file_location("load", Path(__file__).with_name("load.py"))
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["load"] = mod  # dataclasses look their module up there
+    spec.loader.exec_module(mod)
+    return mod
+
+
+load = _load_module()
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process and its waited-for children (0 if it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    # After the command: state ppid ... utime(12) stime(13) cutime(14) cstime(15), 0-based here.
+    return sum(int(x) for x in fields[11:15]) / TICK
+
+
+def tree(pid: int) -> list[int]:
+    """A process and all its descendants (uvicorn with --workers has children)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            for t in Path(f"/proc/{p}/task").iterdir():
+                kids = (t / "children").read_text().split()
+                todo.extend(int(k) for k in kids)
+        except OSError:
+            pass
+    return out
+
+
+class Stack:
+    """One set-up started with scripts/proxy-stack.sh."""
+
+    def __init__(self, setup: str, tmp: Path) -> None:
+        self.setup, self.dir = setup, tmp / setup
+        self.proxy = load.free_port()
+        ports = [load.free_port() for _ in range(2 if setup == "pg2redis" else 1)]
+        self.db_name = ""
+        env = {k: v for k, v in os.environ.items() if not k.startswith("REBIRTH_")}
+        env.update(PROXY_PORT=str(self.proxy), WORKER_PORTS=" ".join(map(str, ports)),
+                   REDIS_PORT=str(load.free_port()), REBIRTH_BOT_DELAY="0",
+                   REBIRTH_CMD=f"{sys.executable} -m rebirth.cli.main",
+                   PYTHONPATH=os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")]))
+        if setup == "sqlite1":
+            env["REBIRTH_DATABASE_URL"] = f"sqlite:///{self.dir / 'load.db'}"
+        else:
+            from sqlalchemy import create_engine, text
+            from sqlalchemy.engine import make_url
+
+            self.db_name = f"rebirth_load_{secrets.token_hex(4)}"
+            admin = create_engine(ADMIN_URL, isolation_level="AUTOCOMMIT")
+            with admin.connect() as c:
+                c.execute(text(f'CREATE DATABASE "{self.db_name}"'))
+            admin.dispose()
+            env["REBIRTH_DATABASE_URL"] = make_url(ADMIN_URL).set(database=self.db_name) \
+                .render_as_string(hide_password=False)
+        if setup != "pg2redis":
+            env["REBIRTH_REDIS_URL"] = "none"
+        env["REBIRTH_REDIS_PREFIX"] = f"rebirth-load-{secrets.token_hex(3)}:"
+        self.env, self.workers = env, len(ports)
+
+    def run(self, cmd: str) -> None:
+        subprocess.run(["sh", str(SCRIPT), cmd, str(self.dir)], env=self.env, check=True,
+                       stdout=subprocess.DEVNULL, timeout=120)
+
+    def pids(self, name: str) -> list[int]:
+        f = self.dir / f"{name}.pid"
+        return tree(int(f.read_text())) if f.exists() else []
+
+    def cpu(self) -> dict[str, float]:
+        workers = [p for n in range(1, self.workers + 1) for p in self.pids(f"worker{n}")]
+        return {"workers": sum(map(cpu_seconds, workers)),
+                "proxy": sum(map(cpu_seconds, self.pids("caddy"))),
+                "redis": sum(map(cpu_seconds, self.pids("redis")))}
+
+    def drop(self) -> None:
+        if self.db_name:
+            from sqlalchemy import create_engine, text
+
+            admin = create_engine(ADMIN_URL, isolation_level="AUTOCOMMIT")
+            with admin.connect() as c:
+                c.execute(text(f'DROP DATABASE IF EXISTS "{self.db_name}" WITH (FORCE)'))
+            admin.dispose()
+
+
+def create(port: int, board: str, n: int) -> list[tuple[str, list[str]]]:
+    with ThreadPoolExecutor(8) as pool:
+        return list(pool.map(lambda _: load.create_game(port, board), range(n)))
+
+
+async def play(port: int, made: list[tuple[str, list[str]]], time_limit: float, seed: int) -> Any:
+    res = load.Result(len(made))
+    rng = random.Random(seed)
+    t0 = time.perf_counter()
+    stop_at = time.monotonic() + time_limit
+    await asyncio.gather(*(load.seat_loop(port, gid, toks[s], s, res, 10_000, stop_at,
+                                          random.Random(rng.random()))
+                           for gid, toks in made for s in (0, 1)), return_exceptions=False)
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def profile(stack: Stack, seconds: float, out: Path) -> Path | None:
+    """``py-spy record --gil`` of worker 1 (raw collapsed stacks) for ``seconds``, in the
+    background: only the thread holding the GIL is sampled, so waiting on PostgreSQL or the
+    network does not count, Python's CPU does."""
+    pid = stack.pids("worker1")[:1]
+    if not pid:
+        return None
+    spy = Path(sys.executable).with_name("py-spy")
+    cmd = [str(spy if spy.exists() else "py-spy"), "record", "--pid", str(pid[0]), "--duration",
+           str(int(seconds)), "--format", "raw", "--rate", "50", "--nonblocking", "--gil",
+           "--output", str(out)]
+    subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return out
+
+
+PACKAGES = (("rebirth/engine", "rules engine (views, legal actions)"), ("rebirth/bots", "bots"),
+            ("rebirth/app", "match authority"), ("rebirth/server/store", "store (SQL building)"),
+            ("rebirth/server", "server (hub, play, broker)"), ("sqlalchemy", "SQLAlchemy"),
+            ("psycopg", "psycopg"), ("sqlite3", "sqlite3"), ("json", "json"),
+            ("redis", "redis-py"), ("websockets", "websockets"), ("uvicorn", "uvicorn"),
+            ("starlette", "starlette"), ("fastapi", "fastapi"), ("asyncio", "asyncio"),
+            ("threading", "threads"), ("concurrent", "threads"))
+
+
+def profile_summary(path: Path, top: int = 12) -> str:
+    """Where worker 1's time went, from ``py-spy record --format raw``: the share of samples
+    by the package of the innermost frame (self time) and the functions most often on the stack
+    (inclusive)."""
+    total = 0
+    own: dict[str, int] = {}
+    incl: dict[str, int] = {}
+    for line in path.read_text("utf-8").splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        n = int(count)
+        total += n
+        frames = stack.split(";")
+        where = frames[-1]
+        label = next((lab for key, lab in PACKAGES if key in where), "other")
+        own[label] = own.get(label, 0) + n
+        # Functions, not lines; the command-line entry frames are on every main-thread stack.
+        for f in {re.sub(r":\d+\)", ")", f) for f in frames
+                  if "rebirth/" in f and "rebirth/cli/" not in f and "server/cli.py" not in f}:
+            incl[f] = incl.get(f, 0) + n
+    if not total:
+        return "(no samples)\n"
+    lines = [f"{total} samples of worker 1 (py-spy record --gil, 50 Hz: the thread holding "
+             "the GIL, i.e. Python's own CPU time).", "",
+             "Self time by package:", ""]
+    for label, n in sorted(own.items(), key=lambda kv: -kv[1]):
+        lines.append(f"- {label}: {100 * n / total:.1f} %")
+    lines += ["", "Rebirth functions on the stack (inclusive):", ""]
+    for f, n in sorted(incl.items(), key=lambda kv: -kv[1])[:top]:
+        lines.append(f"- {100 * n / total:.1f} % `{f}`")
+    return "\n".join(lines) + "\n"
+
+
+def run_one(stack: Stack, n: int, board: str, time_limit: float, seed: int,
+            spy: Path | None) -> dict[str, Any]:
+    made = create(stack.proxy, board, n)
+    before, c0 = stack.cpu(), time.perf_counter()
+    client0 = time.process_time()
+    if spy is not None:
+        profile(stack, min(time_limit, 30), spy)
+    # In a thread of its own: the caller may already run an event loop.
+    with ThreadPoolExecutor(1) as pool:
+        res = pool.submit(asyncio.run, play(stack.proxy, made, time_limit, seed)).result()
+    after = stack.cpu()
+    out: dict[str, Any] = {"setup": stack.setup, "label": SETUPS[stack.setup], **res.summary(),
+                           "window_s": round(time.perf_counter() - c0, 2)}
+    used = {k: after[k] - before[k] for k in after}
+    out["cpu_s"] = {k: round(v, 2) for k, v in used.items()}
+    out["client_cpu_s"] = round(time.process_time() - client0, 2)
+    out["cpu_ms_per_action"] = round(1000 * used["workers"] / res.actions, 3) if res.actions else None
+    return out
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    head = ("| set-up | N | finished | actions | actions/s | p50 ms | p99 ms | worker CPU ms/action "
+            "| CPU s workers / proxy / redis | errors |\n|---|---:|---:|---:|---:|---:|---:|---:|---|---:|")
+    lines = [head]
+    for r in rows:
+        c = r["cpu_s"]
+        lines.append(f"| {r['label']} | {r['games']} | {r['finished']} | {r['actions']} | "
+                     f"{r['actions_per_s']} | {r['p50_ms']} | {r['p99_ms']} | {r['cpu_ms_per_action']} | "
+                     f"{c['workers']} / {c['proxy']} / {c['redis']} | {r['errors']} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("--games", default="10,100,500", help="comma-separated N (concurrent games)")
+    ap.add_argument("--setups", default=",".join(SETUPS), help="comma-separated: " + ", ".join(SETUPS))
+    ap.add_argument("--board", default="ireland", choices=("ireland", "scotland"))
+    ap.add_argument("--time-limit", type=float, default=60.0,
+                    help="seconds each run may play (N=500 runs: twice this)")
+    ap.add_argument("--profile", default="", help="SETUP:N whose worker 1 py-spy records, e.g. pg2redis:100")
+    ap.add_argument("--out", default="", help="folder for load.json and load.md (default: print only)")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args(argv)
+    ns = [int(x) for x in args.games.split(",") if x]
+    rows: list[dict[str, Any]] = []
+    out = Path(args.out) if args.out else None
+    if out:
+        out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        for setup in args.setups.split(","):
+            for n in ns:
+                # A fresh stack and database for each run: no run carries another's games.
+                stack = Stack(setup, Path(tmp) / str(n))
+                try:
+                    stack.run("start")
+                    spy = None
+                    if out and args.profile == f"{setup}:{n}":
+                        spy = out / f"profile-{setup}-{n}.txt"
+                    limit = args.time_limit * (2 if n >= 500 else 1)
+                    row = run_one(stack, n, args.board, limit, args.seed, spy)
+                    rows.append(row)
+                    print(json.dumps(row), flush=True)
+                finally:
+                    stack.run("stop")
+                    stack.drop()
+    result = {"board": args.board, "time_limit_s": args.time_limit, "runs": rows,
+              "cpu": os.cpu_count()}
+    md = table(rows)
+    if out and args.profile:
+        prof = out / f"profile-{args.profile.replace(':', '-')}.txt"
+        # py-spy writes its file when its recording ends (it may outlast a short run).
+        for _ in range(100):
+            if prof.exists():
+                break
+            time.sleep(0.5)
+        if prof.exists():
+            md += f"\nProfile of {args.profile}:\n\n" + profile_summary(prof)
+    print(md)
+    if out:
+        (out / "load.json").write_text(json.dumps(result, indent=1) + "\n", "utf-8")
+        (out / "load.md").write_text(md, "utf-8")
+    return result
+
+
+if __name__ == "__main__":
+    main()
