@@ -26,9 +26,11 @@ import os
 import random
 import re
 import secrets
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -145,10 +147,22 @@ async def play(port: int, made: list[tuple[str, list[str]]], time_limit: float, 
     rng = random.Random(seed)
     t0 = time.perf_counter()
     stop_at = time.monotonic() + time_limit
-    await asyncio.gather(*(load.seat_loop(port, gid, toks[s], s, res, 10_000, stop_at,
-                                          random.Random(rng.random()))
-                           for gid, toks in made for s in (0, 1)), return_exceptions=False)
-    res.seconds = time.perf_counter() - t0
+
+    async def seat(gid: str, tok: str, s: int, r: random.Random) -> None:
+        try:
+            await load.seat_loop(port, gid, tok, s, res, 10_000, stop_at, r)
+        except Exception:  # a dropped connection counts as an error; the run goes on
+            res.errors += 1
+
+    tasks = [asyncio.ensure_future(seat(gid, toks[s], s, random.Random(rng.random())))
+             for gid, toks in made for s in (0, 1)]
+    # At the time limit a seat stops acting, and the other seat of its game would wait for
+    # its move for ever: every loop still running shortly after the limit is cancelled.
+    _, pending = await asyncio.wait(tasks, timeout=time_limit + 5)
+    for t in pending:
+        t.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    res.seconds = min(time.perf_counter() - t0, time_limit)
     return res
 
 
@@ -253,6 +267,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--out", default="", help="folder for load.json and load.md (default: print only)")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
+    if threading.current_thread() is threading.main_thread():
+        # A SIGTERM stops the run through the finally blocks: the stacks stop, databases go.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     ns = [int(x) for x in args.games.split(",") if x]
     rows: list[dict[str, Any]] = []
     out = Path(args.out) if args.out else None
