@@ -144,6 +144,8 @@ def create(port: int, board: str, n: int) -> list[tuple[str, list[str]]]:
 
 async def play(port: int, made: list[tuple[str, list[str]]], time_limit: float, seed: int) -> Any:
     res = load.Result(len(made))
+    dropped: dict[str, int] = {}  # exception name: sockets lost that way (the rest: error frames)
+    res.dropped = dropped
     rng = random.Random(seed)
     t0 = time.perf_counter()
     stop_at = time.monotonic() + time_limit
@@ -151,8 +153,9 @@ async def play(port: int, made: list[tuple[str, list[str]]], time_limit: float, 
     async def seat(gid: str, tok: str, s: int, r: random.Random) -> None:
         try:
             await load.seat_loop(port, gid, tok, s, res, 10_000, stop_at, r)
-        except Exception:  # a dropped connection counts as an error; the run goes on
+        except Exception as exc:  # a dropped or refused connection: counted, the run goes on
             res.errors += 1
+            dropped[type(exc).__name__] = dropped.get(type(exc).__name__, 0) + 1
 
     tasks = [asyncio.ensure_future(seat(gid, toks[s], s, random.Random(rng.random())))
              for gid, toks in made for s in (0, 1)]
@@ -190,10 +193,29 @@ PACKAGES = (("rebirth/engine", "rules engine (views, legal actions)"), ("rebirth
             ("threading", "threads"), ("concurrent", "threads"))
 
 
+def _own_files() -> dict[str, str]:
+    """File name -> ``rebirth/<package>/<file>`` for the names unique in the source tree: py-spy
+    shows some frames with the bare file name."""
+    seen: dict[str, list[str]] = {}
+    for f in (ROOT / "src").rglob("*.py"):
+        seen.setdefault(f.name, []).append(f.relative_to(ROOT / "src").as_posix())
+    return {name: paths[0] for name, paths in seen.items() if len(paths) == 1}
+
+
+def _frame(f: str, own: dict[str, str]) -> str:
+    """``func (file:line)`` -> ``func (rebirth/pkg/file)``: functions, not lines."""
+    m = re.fullmatch(r"(.*) \((.*?)(?::\d+)?\)", f)
+    if not m:
+        return f
+    name, file = m.groups()
+    return f"{name} ({own.get(file, file) if '/' not in file else file})"
+
+
 def profile_summary(path: Path, top: int = 12) -> str:
     """Where worker 1's time went, from ``py-spy record --format raw``: the share of samples
     by the package of the innermost frame (self time) and the functions most often on the stack
     (inclusive)."""
+    files = _own_files()
     total = 0
     own: dict[str, int] = {}
     incl: dict[str, int] = {}
@@ -203,12 +225,12 @@ def profile_summary(path: Path, top: int = 12) -> str:
             continue
         n = int(count)
         total += n
-        frames = stack.split(";")
+        frames = [_frame(f, files) for f in stack.split(";")]
         where = frames[-1]
         label = next((lab for key, lab in PACKAGES if key in where), "other")
         own[label] = own.get(label, 0) + n
         # Functions, not lines; the command-line entry frames are on every main-thread stack.
-        for f in {re.sub(r":\d+\)", ")", f) for f in frames
+        for f in {f for f in frames
                   if "rebirth/" in f and "rebirth/cli/" not in f and "server/cli.py" not in f}:
             incl[f] = incl.get(f, 0) + n
     if not total:
@@ -239,6 +261,9 @@ def run_one(stack: Stack, n: int, board: str, time_limit: float, seed: int,
                            "window_s": round(time.perf_counter() - c0, 2)}
     used = {k: after[k] - before[k] for k in after}
     out["cpu_s"] = {k: round(v, 2) for k, v in used.items()}
+    out["dropped"] = res.dropped
+    # The machine's load at the end (other work on it slows every figure down).
+    out["loadavg_1m"] = round(os.getloadavg()[0], 2)
     out["client_cpu_s"] = round(time.process_time() - client0, 2)
     out["cpu_ms_per_action"] = round(1000 * used["workers"] / res.actions, 3) if res.actions else None
     return out

@@ -103,7 +103,26 @@ def test_two_workers_behind_caddy_killed_worker_and_restarted_redis(tmp_path: Pa
         assert not (stack.dir / f"{name}.pid").exists()
 
 
+def client_seen(stack: Stack, path: str) -> str:
+    """The client address a worker logged for the request of ``path``."""
+    for n in (1, 2):
+        for line in (stack.dir / f"worker{n}.log").read_text("utf-8").splitlines():
+            if line.startswith("{") and f'"path": "{path}"' in line:
+                return str(json.loads(line)["client"])
+    raise AssertionError(f"no worker logged {path}")
+
+
 def play_through_the_proxy(stack: Stack, tmp: Path, new_context: Any) -> None:
+    # The workers believe X-Forwarded-For from the proxy only, and the proxy sets it itself:
+    # a client cannot pass a forged address through it.
+    probe = f"/probe-{random.randrange(10**9)}"
+    httpx.get(stack.url + probe, headers={"X-Forwarded-For": "203.0.113.9"}, timeout=20)
+    assert client_seen(stack, probe) == "127.0.0.1"
+    direct = f"/probe-{random.randrange(10**9)}"
+    httpx.get(f"http://127.0.0.1:{stack.workers[0]}{direct}", timeout=20,
+              headers={"X-Forwarded-For": "203.0.113.7"})  # from 127.0.0.1: the proxy's address
+    assert client_seen(stack, direct) == "203.0.113.7"
+
     # The lobby through the proxy builds its links for the proxy's address (item 1).
     r = httpx.post(stack.url + "/api/games", timeout=20, json={
         "board": "scotland", "players": 3, "lang": "en", "seats": [
