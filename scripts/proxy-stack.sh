@@ -11,8 +11,8 @@
 # `start` is idempotent: run again, it reuses DIR's settings and starts only what is down (a
 # killed worker, a restarted Redis). Optional settings, read on the first `start`:
 #   PROXY_PORT (8080), WORKER_PORTS ("8001 8002"), REDIS_PORT (6390), PG_PORT (5433)
-#   REBIRTH_DATABASE_URL  a database to use; else PostgreSQL on 127.0.0.1:5432 if it answers
-#                         (database "rebirth"), else a private cluster in DIR/pg
+#   REBIRTH_DATABASE_URL  a database to use; else PostgreSQL on 127.0.0.1:SYSTEM_PG_PORT (5432)
+#                         if it answers (database "rebirth"), else a private cluster in DIR/pg
 #   REBIRTH_REDIS_URL     a Redis to use; else a private redis-server in DIR ("none", with one
 #                         worker port: no Redis, the single-process mode)
 #   REBIRTH_CMD           how to run rebirth (default: `rebirth` on PATH, else .venv/bin/rebirth)
@@ -46,10 +46,11 @@ if [ ! -f "$conf" ]; then
     REBIRTH_REDIS_URL="redis://127.0.0.1:${REDIS_PORT:-6390}/0"
   fi
   if [ -z "${REBIRTH_DATABASE_URL:-}" ]; then
-    if pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; then
-      REBIRTH_DATABASE_URL="postgresql+psycopg://postgres@127.0.0.1:5432/rebirth"
-      psql -h 127.0.0.1 -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'rebirth'" \
-        | grep -q 1 || psql -h 127.0.0.1 -U postgres -qc 'CREATE DATABASE rebirth'
+    if pg_isready -h 127.0.0.1 -p "${SYSTEM_PG_PORT:-5432}" -q 2>/dev/null; then
+      sp=${SYSTEM_PG_PORT:-5432}
+      REBIRTH_DATABASE_URL="postgresql+psycopg://postgres@127.0.0.1:$sp/rebirth"
+      psql -h 127.0.0.1 -p "$sp" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'rebirth'" \
+        | grep -q 1 || psql -h 127.0.0.1 -p "$sp" -U postgres -qc 'CREATE DATABASE rebirth'
     else
       own_pg=yes
       REBIRTH_DATABASE_URL="postgresql+psycopg://postgres@127.0.0.1:${PG_PORT:-5433}/rebirth"
@@ -102,7 +103,9 @@ start_pg() {
   # PostgreSQL refuses to run as root: then it runs as the postgres user.
   as=""; [ "$(id -u)" = 0 ] && as="runuser -u postgres --"
   if [ ! -d "$dir/pg" ]; then
-    mkdir -p "$dir/pg"; [ -n "$as" ] && chown postgres "$dir/pg"
+    mkdir -p "$dir/pg"
+    # The postgres user must reach DIR/pg: DIR gets traverse (not read) permission for others.
+    [ -n "$as" ] && chown postgres "$dir/pg" && chmod o+x "$dir"
     $as "$bin/initdb" -D "$dir/pg" -U postgres --auth=trust >"$dir/pg-init.log" 2>&1
   fi
   if ! $as "$bin/pg_ctl" -D "$dir/pg" status >/dev/null 2>&1; then
@@ -187,7 +190,9 @@ case "$cmd" in
     ;;
   status)
     n=0
-    for p in caddy redis $(for port in $WORKER_PORTS; do n=$((n + 1)); echo "worker$n"; done); do
+    [ "$own_redis" = yes ] || echo "redis: not started here (${REBIRTH_REDIS_URL:-none: single-process mode})"
+    ours=caddy; [ "$own_redis" = yes ] && ours="caddy redis"
+    for p in $ours $(for port in $WORKER_PORTS; do n=$((n + 1)); echo "worker$n"; done); do
       if alive "$p"; then echo "$p: running (pid $(cat "$dir/$p.pid"))"; else echo "$p: stopped"; fi
     done
     ;;
