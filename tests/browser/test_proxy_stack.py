@@ -199,7 +199,7 @@ def play_through_the_proxy(stack: Stack, tmp: Path, new_context: Any) -> None:
     # The final record: every answered move is in it at its place, and it replays to the
     # scores the pages show.
     rec = httpx.get(f"{stack.url}/api/games/{gid}/record", timeout=20,
-                    headers={"Authorization": f"Bearer {token_of(urls[0])}"}).json()
+                    headers={"Authorization": f"Bearer {token_of(res['links']['admin'])}"}).json()
     for before, label, seat in acked:
         step = rec["actions"][before]
         assert step.get("seat") == seat and label in step["action"], (before, label, step)
