@@ -93,6 +93,8 @@ class Stack:
         env = {k: v for k, v in os.environ.items() if not k.startswith("REBIRTH_")}
         env.update(PROXY_PORT=str(self.proxy), WORKER_PORTS=" ".join(map(str, ports)),
                    REDIS_PORT=str(load.free_port()), REBIRTH_BOT_DELAY="0",
+                   # One load generator is one client address: no rate limits or caps.
+                   **load.UNLIMITED_ENV,
                    REBIRTH_CMD=f"{sys.executable} -m rebirth.cli.main",
                    PYTHONPATH=os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")]))
         if setup == "sqlite1":
