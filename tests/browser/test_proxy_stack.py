@@ -61,7 +61,7 @@ class Stack:
                         out.append((float(e["ts"]), n, int(e["seat"])))
         return sorted(out)
 
-    def worker_of(self, game: str, seat: int, after: float = 0.0, timeout: float = 20.0) -> int:
+    def worker_of(self, game: str, seat: int, after: float = 0.0, timeout: float = 30.0) -> int:
         """The worker the latest socket of ``seat`` joined (one that joined after ``after``)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -77,7 +77,7 @@ def online(page: Page) -> None:
                            "window.rebirthState.view !== null")
 
 
-def in_step(pages: list[Page], timeout: float = 20.0) -> int:
+def in_step(pages: list[Page], timeout: float = 30.0) -> int:
     """Wait until every page shows the same version; returns it."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
