@@ -13,7 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from rebirth.server import analysis, calc, data, health, lobby, play, static, table
+from rebirth.server import analysis, calc, clockapi, data, health, lobby, play, static, table
 from rebirth.server.errors import ApiError, error_response, texts
 from rebirth.server.guard import Guard
 from rebirth.server.hub import GameFactory, Registry, SeedFactory, log
@@ -115,6 +115,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     # (WebSocket), the score calculator, the table companion, the analysis, then the pages.
     app.include_router(health.router)
     app.include_router(lobby.router)
+    app.include_router(clockapi.router)
     app.include_router(data.router)
     app.include_router(play.router)
     app.include_router(calc.router)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi import WebSocket
 
 from rebirth import __version__
+from rebirth.app.clock import ClockSpec
 from rebirth.app.match import HUMAN, Match, NotYourTurnError, StaleVersionError, bot_seed, restore
 from rebirth.bots.base import make_bot
 from rebirth.engine.actions import ActionError
@@ -29,6 +30,7 @@ from rebirth.engine.determinize import preview
 from rebirth.engine.game import Game, Setup
 from rebirth.engine.records import Seat
 from rebirth.engine.replay import LogEntry, ReplayError, logged
+from rebirth.server.clocks import ClockKeeper, adopt_due, resume_all
 from rebirth.server.errors import ApiError, error_frame
 from rebirth.server.metrics import Metrics
 from rebirth.server.settings import Settings
@@ -159,6 +161,8 @@ class Hub:
         self.remote_online: set[int] = set()
         """Seats with a device on another worker (several workers; refreshed on announcements
         and by the version check)."""
+        self.clock = ClockKeeper(self)
+        """The game's clock (server/clocks.py; its state None: no clock)."""
 
     @property
     def multi(self) -> bool:
@@ -193,7 +197,7 @@ class Hub:
             "names": m.names, "kinds": [s.kind for s in m.seats], "variants": sorted(self.game.variants),
             "lang": self.row.lang, "hotseat": self.row.hotseat,
             "status": "over" if m.state.is_terminal() else "playing",
-            "version": m.version, "online": self.online(),
+            "version": m.version, "online": self.online(), "clock": self.clock.frame(),
         }
 
     def _sync_frame(self, c: Conn, since: int) -> dict[str, Any]:
@@ -203,7 +207,8 @@ class Hub:
                 "seats": list(c.controls) if c.role == "table" else ([c.seat] if c.role == "seat" else []),
                 "role": c.role, "version": m.version, "view": m.view(c.seat).to_json(),
                 "events": m.events_for(c.seat, since), "names": m.names,
-                "kinds": [s.kind for s in m.seats], "online": self.online(), "lang": self.row.lang}
+                "kinds": [s.kind for s in m.seats], "online": self.online(), "lang": self.row.lang,
+                "clock": self.clock.frame(), "handover_at": self.clock.handover_at()}
 
     # ------------------------------------------------------------------ connections
 
@@ -259,7 +264,7 @@ class Hub:
             await c.send(self._sync_frame(c, -1))
 
     async def _presence(self) -> None:
-        msg = {"type": "presence", "online": self.online()}
+        msg = {"type": "presence", "online": self.online(), "handover_at": self.clock.handover_at()}
         for c in list(self.conns):
             await c.send(msg)
 
@@ -331,20 +336,24 @@ class Hub:
         m = self.match
         steps = new_steps(m, old)
         metrics = self.registry.metrics
+        also = self.clock.prepare()  # the clock moves in the steps' transaction
         try:
             with metrics.timed(metrics.store_commit_seconds):
                 await asyncio.to_thread(self.store.append, self.id, steps, m.version,
-                                        m.state.is_terminal())
+                                        m.state.is_terminal(), also)
         except StaleWrite:
+            self.clock.failed()
             log.info("game %s: another worker stored version %d first; catching up", self.id, old + 1)
             await self._rebuild()
             raise
         except Exception as exc:
+            self.clock.failed()
             metrics.store_failures.inc()
             log.exception("game %s: storing version %d failed; rebuilding from the log", self.id, m.version)
             await self._rebuild()
             raise ServerError from exc
         self.committed = m.version
+        self.clock.committed()
         broker = self.registry.broker
         if broker is not None:
             self._own.add(m.version)
@@ -357,6 +366,7 @@ class Hub:
             self.row = row
         self.match = await asyncio.to_thread(self.registry.load_match, self.row)
         self.committed = self.match.version
+        await self.clock.reload()
 
     # ------------------------------------------------------------------ several workers
 
@@ -366,6 +376,8 @@ class Hub:
         m = self.match
         version, kinds, steps = await asyncio.to_thread(self.store.catch_up, self.id, m.version)
         changed = self._take_kinds(kinds)
+        if self.clock.state is not None and await self.clock.reload():
+            changed = True
         if steps:
             apply_steps(m, steps, self.id)
             self.committed = m.version
@@ -390,21 +402,44 @@ class Hub:
                 raise ServerError from exc
             return False
 
+    async def refresh(self) -> bool:
+        """Several workers: what the others stored, before a change between steps (the clock's);
+        the local state is kept when the database is away. Call it holding ``self.lock``."""
+        return await self._catch_up_or_rebuild(strict=False)
+
     def _take_kinds(self, kinds: list[str]) -> bool:
         """Seats another worker handed to a bot."""
         m = self.match
         changed = False
         for seat, kind in enumerate(kinds):
-            if seat < len(m.seats) and m.seats[seat].kind != kind and kind != HUMAN:
-                m.seats[seat] = Seat(m.seats[seat].name, kind)
-                m.bots[seat] = make_bot(kind, self.game, seat, bot_seed(None, seat))
-                for c in self.conns:
-                    if c.role == "table":
-                        c.controls = tuple(s for s in c.controls if s != seat)
+            if seat < len(m.seats) and m.seats[seat].kind != kind:
+                # A seat handed to a bot, or (clocks) taken back by its player.
+                if kind == HUMAN:
+                    self.seat_to_human(seat)
+                else:
+                    self.seat_to_bot(seat, kind)
                 changed = True
-        if changed:
-            self.row = GameRow(**{**self.row.__dict__, "kinds": [s.kind for s in m.seats]})
         return changed
+
+    def seat_to_bot(self, seat: int, kind: str) -> None:
+        """In memory: ``seat`` is played by a bot of ``kind`` from now on (stored already)."""
+        m = self.match
+        m.seats[seat] = Seat(m.seats[seat].name, kind)
+        m.bots[seat] = make_bot(kind, self.game, seat, bot_seed(None, seat))
+        self.row = GameRow(**{**self.row.__dict__, "kinds": [s.kind for s in m.seats]})
+        for c in self.conns:
+            if c.role == "table":
+                c.controls = tuple(s for s in c.controls if s != seat)
+
+    def seat_to_human(self, seat: int) -> None:
+        """In memory: a seat a bot played (its time ran out) is its player's again (stored already)."""
+        m = self.match
+        m.seats[seat] = Seat(m.seats[seat].name, HUMAN)
+        m.bots.pop(seat, None)
+        self.row = GameRow(**{**self.row.__dict__, "kinds": [s.kind for s in m.seats]})
+        for c in self.conns:
+            if c.role == "table" and seat not in c.controls:
+                c.controls = tuple(sorted((*c.controls, seat)))
 
     def notice(self, version: int) -> None:
         """Redis said the game is at ``version``: catch up from the database (coalesced: one
@@ -469,7 +504,8 @@ class Hub:
                 ok = await c.send(self._sync_frame(c, -1))
             else:
                 ok = await c.send({"type": "update", "version": m.version, "view": m.view(c.seat).to_json(),
-                                   "events": m.events_for(c.seat, c.last), "online": self.online()})
+                                   "events": m.events_for(c.seat, c.last), "online": self.online(),
+                                   "clock": self.clock.frame()})
                 c.last = m.version
             if not ok and c in self.conns:
                 self.conns.remove(c)
@@ -551,21 +587,15 @@ class Hub:
             if m.seats[seat].kind != HUMAN:
                 raise ApiError(409, "not_human")
             if self.local_online()[seat] or time.monotonic() - self.offline_since[seat] < grace:
-                raise ApiError(409, "still_online")
+                # The page counts down to when it is allowed.
+                raise ApiError(409, "still_online", details={"allowed_at": self.clock.handover_at()[seat]})
             if self.registry.broker is not None:
                 # A device of that seat may be connected to another worker.
                 elsewhere = await self.registry.broker.online_elsewhere(self.id)
                 if elsewhere is None or seat in elsewhere:
                     raise ApiError(409, "still_online")
             await asyncio.to_thread(self.store.set_kind, self.id, seat, HANDOVER_BOT)
-            m.seats[seat] = Seat(m.seats[seat].name, HANDOVER_BOT)
-            m.bots[seat] = make_bot(HANDOVER_BOT, self.game, seat, bot_seed(None, seat))
-            kinds = list(self.row.kinds)
-            kinds[seat] = HANDOVER_BOT
-            self.row = GameRow(**{**self.row.__dict__, "kinds": kinds})
-            for c in self.conns:
-                if c.role == "table":
-                    c.controls = tuple(s for s in c.controls if s != seat)
+            self.seat_to_bot(seat, HANDOVER_BOT)
             await self._presence()
         await self.announce()
         self.kick_bots()
@@ -673,6 +703,7 @@ class Registry:
             else:
                 hub.kick_bots()
         await self.adopt()
+        await adopt_due(self)  # games whose time ran out that no worker holds
 
     async def adopt(self) -> None:
         """Load the unfinished bot games nobody drives (their bot lock is free: a killed
@@ -712,12 +743,14 @@ class Registry:
                 return None
             match = await asyncio.to_thread(self.load_match, row)
             hub = Hub(self, row, match.game, match)
+            await hub.clock.reload()
             self.hubs[game_id] = hub
             return hub
 
     async def load_all(self) -> None:
         """On start: rebuild every unfinished game and let its bots carry on (several workers:
         only the bot games nobody drives — the others are loaded when a device connects)."""
+        await resume_all(self)  # a restart charges no one for its downtime (server/clocks.py)
         if self.broker is not None:
             await self.adopt()
             return
@@ -731,7 +764,7 @@ class Registry:
                 hub.kick_bots()
 
     async def create(self, board: str, kinds: list[str], names: list[str], variants: list[str],
-                     lang: str, hotseat: bool) -> tuple[Hub, dict[str, Any]]:
+                     lang: str, hotseat: bool, clock: ClockSpec | None = None) -> tuple[Hub, dict[str, Any]]:
         """Deal and store a new game; returns its hub and the secret tokens (shown once)."""
         game = self.game_factory(board, len(kinds), variants)
         match = await asyncio.to_thread(Match.start, game, kinds, self.seed_factory(), names)
@@ -753,6 +786,8 @@ class Registry:
             rows.append((hash_token(toks[role]), role, None))
         await asyncio.to_thread(self.store.create_game, row, rows)
         hub = Hub(self, row, game, match)
+        if clock is not None:
+            await hub.clock.start(clock)
         self.hubs[gid] = hub
         hub.kick_bots()
         return hub, toks
@@ -766,6 +801,7 @@ class Registry:
         if self.broker is not None:
             await self.broker.close()
         for hub in self.hubs.values():
+            hub.clock.close()
             if hub.bot_task is not None:
                 hub.bot_task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):

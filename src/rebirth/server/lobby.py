@@ -18,6 +18,7 @@ from rebirth.engine.board import MapError
 from rebirth.engine.game import SetupError
 from rebirth.engine.messages import UserError
 from rebirth.server.addresses import base_url, is_loopback_host
+from rebirth.server.clocks import ClockBody, spec_of
 from rebirth.server.data import require_board
 from rebirth.server.deps import BearerToken, RegistryDep, SettingsDep
 from rebirth.server.errors import ApiError, texts
@@ -44,6 +45,8 @@ class NewGame(BaseModel):
     variants: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=10)
     lang: Literal["en", "de"] = "en"
     hotseat: bool = False
+    clock: Annotated[ClockBody, Field(discriminator="kind")] | None = None
+    """None: no clock (server/clocks.py)."""
 
 
 def _link(base: str, game: str, token: str) -> str:
@@ -80,6 +83,7 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
                       request: Request) -> dict[str, Any]:
     """Deal a new game; the answer holds every secret link once."""
     require_board(body.board)
+    clock = spec_of(body.clock, settings.min_clock_s)
     specs = list(body.seats) or [SeatSpec(kind="human")] + [SeatSpec(kind="normal")] * (body.players - 1)
     if len(specs) != body.players:
         raise ApiError(400, "bad_seats", texts("server.bad_seats", players=body.players, n=len(specs)))
@@ -89,7 +93,7 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
              for i, s in enumerate(specs)]
     try:
         hub, toks = await registry.create(body.board, kinds, names, list(body.variants), body.lang,
-                                          body.hotseat)
+                                          body.hotseat, clock)
     except (SetupError, MapError, BotError, ValueError) as exc:
         raise ApiError(400, "bad_game", exc.texts() if isinstance(exc, UserError)
                        else {"en": str(exc), "de": str(exc)}) from exc
