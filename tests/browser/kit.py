@@ -37,7 +37,8 @@ class LiveServer:
                  **extra: Any) -> None:
         self.port = port or _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        settings = Settings(database_url=sqlite_url(db), bot_delay=0.0, offline_grace=0.5, **extra)
+        base: dict[str, Any] = {"database_url": sqlite_url(db), "bot_delay": 0.0, "offline_grace": 0.5}
+        settings = Settings(**{**base, **extra})
         # A fixed seed makes a scripted game reproducible; None deals from secret seeds.
         app = create_app(settings, seed_factory=None if seed is None else (lambda: seed))
         config = uvicorn.Config(app, host="127.0.0.1", port=self.port,

@@ -3,6 +3,7 @@ import { BoardView, MapModel } from "./board.js";
 import { SEAT_LETTERS, api, chosenLang, h, loadCatalogs, pickLang, render, scoreChart, setLang, t, translateDom, txt } from "./common.js";
 import { announce, cardOf, endScreen, errorText, publicMission, rememberGame, turnStatus } from "./kit.js";
 import { GameSocket } from "./net.js";
+import { clockBox, clockCell, handoverLabel, handoverWait, noticesAt, setClock, setHandover, startTicker } from "./clock.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -61,12 +62,14 @@ function onMessage(msg) {
     S.version = msg.version;
     S.view = msg.view;
     S.next = S.view?.current_player ?? null;
+    setClock(msg.clock, msg.handover_at);
   } else if (msg.type === "update") {
     S.sent = false; S.error = "";
     S.version = msg.version;
     S.online = msg.online || S.online;
     S.view = msg.view;
     S.next = S.view?.current_player ?? null;
+    setClock(msg.clock);
     const fresh = appendSteps(msg.events || []);
     announceSteps(fresh);
     // Hot-seat: the server follows with a seat-less sync; drop the private view at once anyway.
@@ -78,6 +81,10 @@ function onMessage(msg) {
     if (msg.action === S.hover || msg.action === S.selected || msg.action === S.cursor) S.preview = msg;
   } else if (msg.type === "presence") {
     S.online = msg.online;
+    setHandover(msg.handover_at);
+  } else if (msg.type === "clock") {  // a time-out, a take-back or an adjustment (clock.js)
+    setClock(msg.clock, msg.handover_at);
+    S.kinds = msg.kinds || S.kinds;
   } else if (msg.type === "error") {
     S.sent = false;
     S.error = msg.message?.[S.lang] || msg.message?.en || msg.code;
@@ -298,9 +305,10 @@ function renderPlayers() {
           : [h("dt", {}, t(S.lang, "panel.cathedrals")), h("dd", {}, cath)],
         h("dt", {}, t(S.lang, "panel.missions")), h("dd", {}, v.mission_counts[i])),
       last ? h("span", { class: "small" }, t(S.lang, "panel.last", { hex: last })) : "",
+      clockCell(S.lang, i, S.names[i], S.kinds[i]),
       S.role === "admin" && S.kinds[i] === "human" ? revokeBox(i) : "",
-      canHandToBot(i) ? h("button", { type: "button", class: "tobot", "data-seat": i, onclick: () => handToBot(i) },
-        t(S.lang, "panel.tobot", { name: S.names[i] })) : ""));
+      canHandToBot(i) ? h("button", { type: "button", class: "tobot", "data-seat": i, "data-name": S.names[i],
+        onclick: () => handToBot(i), disabled: handoverWait(i) > 0 }, handoverLabel(S.lang, i, S.names[i])) : ""));
   }
 }
 
@@ -332,6 +340,8 @@ async function handToBot(i) {
     S.error = "";
   } catch (e) {
     S.error = e.data?.error?.message?.[S.lang] || e.message;
+    const at = e.data?.error?.details?.allowed_at;
+    if (at) setHandover(S.kinds.map((_, q) => (q === i ? at : null)));
   }
   renderAll();
 }
@@ -394,6 +404,7 @@ function renderLog() {
         " ", eventText(e), " ", h("span", { class: "rule", title: "RULES.md" }, e.rule),
         e.points ? h("span", { class: "pts" }, ` ${t(S.lang, "log.points", { points: e.points })}`) : ""));
     }
+    ol.append(...noticesAt(S.lang, st.version, S.names));
   }
   ol.scrollTop = ol.scrollHeight;
 }
@@ -543,6 +554,8 @@ function renderAll() {
   renderHand();
   renderPrompt();
   renderPlayers();
+  $("clock-box").replaceChildren(...clockBox({ lang: S.lang, role: S.role, seat: S.seat, gameId: S.gameId, token,
+    onDone: (res, err) => { if (res) S.kinds = res.kinds; S.error = err; renderAll(); } }));
   renderMissions();
   renderLog();
   renderEnd();
@@ -688,6 +701,7 @@ async function init() {
   window.addEventListener("pagehide", () => sock.close());
   window.rebirthSocket = sock; // the tests close it to check reconnect and resync
   sock.connect();
+  startTicker(() => S.lang, renderAll);
   renderAll();
   document.body.dataset.ready = "1";
 }
