@@ -97,6 +97,8 @@ class ClockKeeper:
         self._pending: ClockState | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._task: asyncio.Task[None] | None = None
+        self.timeouts = 0
+        """Time-outs this worker stored (a test checks that of several workers one does each)."""
 
     @staticmethod
     def now() -> float:
@@ -138,8 +140,13 @@ class ClockKeeper:
         st, rev = got
         if self.state is not None and rev == self.rev:
             return False
+        old = self.state
         self.state, self.rev = st, rev
         self.arm()
+        if old is not None and (old.notices != st.notices or old.enabled != st.enabled):
+            # Changed by another worker (a time-out, a take-back, an adjustment): the devices
+            # here learn it as those of that worker did.
+            await self.tell()
         return True
 
     # ------------------------------------------------------------------ steps
@@ -219,6 +226,7 @@ class ClockKeeper:
                     await self.reload()
                     return
                 self.state, self.rev = new, self.rev + 1
+                self.timeouts += 1
                 hub.seat_to_bot(seat, bot)
                 log.info("game %s: seat %d ran out of time; a bot plays it", hub.id, seat)
                 await self.tell()
