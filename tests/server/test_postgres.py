@@ -70,7 +70,10 @@ def test_workers_starting_together_migrate_once(url: str) -> None:
 
 def test_a_database_from_before_migrations_is_stamped_and_kept(url: str) -> None:
     engine = create_engine(url)
-    metadata.create_all(engine)  # what the server did before it had migrations
+    # What the server did before it had migrations: revision 0001's tables (later revisions'
+    # tables, such as 0002_clocks's, are on the same metadata but were not there then).
+    base = ("games", "seats", "tokens", "actions", "table_games", "table_entries")
+    metadata.create_all(engine, tables=[metadata.tables[n] for n in base])
     from rebirth.server.store import games
     with engine.begin() as c:
         c.execute(games.insert().values(

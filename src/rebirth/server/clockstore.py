@@ -35,7 +35,7 @@ clocks = Table(
     Column("game", String(32), ForeignKey("games.id"), primary_key=True),
     Column("state", Text, nullable=False),  # ClockState.to_json()
     Column("rev", Integer, nullable=False),  # the clock's writes so far
-    Column("deadline", Float, nullable=True),  # when the running seat runs out (None: no clock runs)
+    Column("deadline", Float, nullable=True, index=True),  # when the running seat runs out (None: none runs)
 )
 
 
