@@ -162,3 +162,32 @@ def test_add_time_and_turn_off(tmp_path: Path) -> None:
         assert r.json()["clock"]["running"] is None and r.json()["clock"]["deadline"] is None
         r = c.post(url, json={"add_s": 60}, headers={"Authorization": f"Bearer {admin}"})
         assert r.status_code == 409 and r.json()["error"]["code"] == "no_clock"
+
+
+def test_a_hot_seat_table_takes_a_timed_out_seat_back(tmp_path: Path) -> None:
+    with kit.client(tmp_path, min_clock_s=1) as c:
+        g = _game(c, {"kind": "realtime", "initial_s": 1, "increment_s": 0}, hotseat=True)
+        gid = g["game"]
+        table, spectator = kit.token(g["links"]["table"]), kit.token(g["links"]["spectator"])
+        with c.websocket_connect(f"/ws/games/{gid}") as wt:
+            t = Sock(wt, "table")
+            sync = t.hello(table)
+            assert sync["seats"] == [0, 1]
+            first = sync["view"]["current_player"]
+            while True:  # nobody at the table moves: a seat's time runs out
+                msg = t.read(timeout=15)
+                if msg["type"] == "clock" and any(msg["clock"]["timed_out"]):
+                    break
+            out = msg["clock"]["timed_out"].index(True)
+            assert out == first or first == 2
+            assert out not in msg["seats"]  # the table no longer acts for it
+            r = c.post(f"/api/games/{gid}/seats/{out}/back", headers={"Authorization": f"Bearer {spectator}"})
+            assert r.status_code == 403
+            r = c.post(f"/api/games/{gid}/seats/{out}/back", headers={"Authorization": f"Bearer {table}"})
+            assert r.status_code == 200, r.text
+            while True:
+                msg = t.read(timeout=15)
+                if msg["type"] == "clock" and any(n["key"] == "clock.back" for n in msg["clock"]["notices"]):
+                    break
+            # The first frame with the take-back is the take-back's own.
+            assert out in msg["seats"] and msg["kinds"][out] == "human"

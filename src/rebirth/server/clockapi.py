@@ -16,10 +16,11 @@ router = APIRouter(prefix="/api", tags=["clock"])
 
 @router.post("/games/{game_id}/seats/{seat}/back")
 async def take_back(seat: int, hub: GameHub, tok: GameToken) -> dict[str, Any]:
-    """A player whose time ran out takes their seat back from the bot (only that seat's link)."""
+    """A player whose time ran out takes their seat back from the bot (only that seat's link, or
+    the hot-seat table the player sits at)."""
     if not 0 <= seat < hub.game.players:
         raise ApiError(404, "unknown_seat")
-    if tok.role != "seat" or tok.seat != seat:
+    if not (tok.role == "table" or (tok.role == "seat" and tok.seat == seat)):
         raise ApiError(403, "forbidden")
     await hub.clock.take_back(seat)
     hub.kick_bots()

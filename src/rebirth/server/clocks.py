@@ -296,7 +296,10 @@ class ClockKeeper:
         msg = {"type": "clock", "clock": self.frame(), "kinds": [s.kind for s in hub.match.seats],
                "handover_at": self.handover_at()}
         for c in list(hub.conns):
-            if c.role is not None:
+            if c.role == "table":
+                # A hot-seat device acts for the seats back in human hands again.
+                await c.send({**msg, "seats": list(c.controls)})
+            elif c.role is not None:
                 await c.send(msg)
 
     def close(self) -> None:

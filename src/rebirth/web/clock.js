@@ -88,7 +88,7 @@ export function noticesAt(lang, version, names) {
 }
 
 /** The box under the players: the returning player's notice and take-back, and the adjustments. */
-export function clockBox({ lang, role, seat, gameId, token, onDone }) {
+export function clockBox({ lang, role, seat, names, gameId, token, onDone }) {
   const out = [];
   if (!C.frame) return out;
   const post = async (path, body) => {
@@ -98,12 +98,15 @@ export function clockBox({ lang, role, seat, gameId, token, onDone }) {
       onDone(res, "");
     } catch (e) { onDone(null, e.data?.error?.message?.[lang] || e.message); }
   };
-  const mine = role === "seat" ? [seat] : [];
+  // A seat link takes back its own seat; a hot-seat table any of its players' seats.
+  const mine = role === "seat" ? [seat] : role === "table" ? C.frame.timed_out.map((_, q) => q) : [];
   for (const s of mine) {
     if (s !== null && timedOut(s)) {
-      out.push(h("div", { class: "clock-notice", role: "alert" }, h("p", {}, t(lang, "clock.notice")),
-        h("button", { type: "button", id: "takeback", class: "primary", onclick: () => post(`/seats/${s}/back`) },
-          t(lang, "clock.takeback"))));
+      const label = role === "table" ? t(lang, "clock.takeback.for", { name: names[s] }) : t(lang, "clock.takeback");
+      out.push(h("div", { class: "clock-notice", role: "alert" },
+        h("p", {}, role === "table" ? t(lang, "clock.timeout", { name: names[s] }) : t(lang, "clock.notice")),
+        h("button", { type: "button", id: role === "table" ? `takeback-${s}` : "takeback", class: "primary",
+          onclick: () => post(`/seats/${s}/back`) }, label)));
     }
   }
   if (C.frame.enabled && (role === "admin" || role === "seat" || role === "table")) {

@@ -85,6 +85,7 @@ function onMessage(msg) {
   } else if (msg.type === "clock") {  // a time-out, a take-back or an adjustment (clock.js)
     setClock(msg.clock, msg.handover_at);
     S.kinds = msg.kinds || S.kinds;
+    if (msg.seats) S.seats = msg.seats;
   } else if (msg.type === "error") {
     S.sent = false;
     S.error = msg.message?.[S.lang] || msg.message?.en || msg.code;
@@ -554,7 +555,7 @@ function renderAll() {
   renderHand();
   renderPrompt();
   renderPlayers();
-  $("clock-box").replaceChildren(...clockBox({ lang: S.lang, role: S.role, seat: S.seat, gameId: S.gameId, token,
+  $("clock-box").replaceChildren(...clockBox({ lang: S.lang, role: S.role, seat: S.seat, names: S.names, gameId: S.gameId, token,
     onDone: (res, err) => { if (res) S.kinds = res.kinds; S.error = err; renderAll(); } }));
   renderMissions();
   renderLog();
