@@ -206,12 +206,14 @@ class ClockKeeper:
                 if hub.multi:
                     await hub.refresh()
                 st = self.state
-                if st is None or hub.match.state.is_terminal() or not st.expired(self.now()):
-                    self.arm()
+                if st is None or hub.match.state.is_terminal():
                     return
                 run = st.running
                 if run is None or hub.match.seats[run].kind != HUMAN:
-                    self.arm()
+                    # Handed to a bot by hand meanwhile: the bot's step stops this clock.
+                    return
+                if not st.expired(self.now()):
+                    self.arm()  # the deadline moved (time was added)
                     return
                 new = copy.deepcopy(st)
                 seat = new.time_out(hub.match.version)
