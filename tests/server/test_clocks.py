@@ -191,3 +191,35 @@ def test_a_hot_seat_table_takes_a_timed_out_seat_back(tmp_path: Path) -> None:
                     break
             # The first frame with the take-back is the take-back's own.
             assert out in msg["seats"] and msg["kinds"][out] == "human"
+
+
+def test_turn_based_deadline_with_a_fake_wall_clock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 24-hour turn: a second before the deadline nothing happens; after it the seat goes to a
+    bot and the next human's turn gets its full day (the server's wall clock is a fake here)."""
+    from rebirth.server import clocks
+
+    now = [time.time()]
+    monkeypatch.setattr(clocks, "wall_time", lambda: now[0])
+    with kit.client(tmp_path) as c:
+        g = kit.new_game(c, board="scotland", players=2, clock={"kind": "turn", "per_move_s": 86400},
+                         seats=[{"kind": "human", "name": "Ailsa"}, {"kind": "human", "name": "Brodie"}])
+        gid = g["game"]
+        hub = c.app.state.registry.hubs[gid]  # type: ignore[attr-defined]
+        first = hub.match.state.current_player
+        assert hub.clock.state.running == first
+        now[0] += 86399
+        c.portal.call(hub.clock.expire)  # type: ignore[union-attr]
+        summary = c.get(f"/api/games/{gid}").json()
+        assert summary["kinds"][first] == "human" and summary["clock"]["left"][first] == pytest.approx(1)
+        now[0] += 2
+        c.portal.call(hub.clock.expire)  # type: ignore[union-attr]
+        summary = c.get(f"/api/games/{gid}").json()
+        assert summary["kinds"][first] != "human" and summary["clock"]["timed_out"][first]
+        deadline = time.monotonic() + 30
+        while hub.match.state.current_player == first:  # the bot plays the turn
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        summary = c.get(f"/api/games/{gid}").json()
+        other = 1 - first
+        assert summary["clock"]["running"] == other
+        assert summary["clock"]["left"][other] == pytest.approx(86400, abs=1)
