@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from playwright.sync_api import Page
 
@@ -130,3 +131,25 @@ def test_manual_hand_over_counts_down_until_allowed(patient_server: LiveServer, 
     assert (button.text_content() or "") == "Let a bot finish for Brodie"
     button.click()
     a.wait_for_function("window.rebirthState.kinds[1] !== 'human'")
+
+
+def test_the_player_to_move_is_warned_and_can_add_time_or_turn_the_clock_off(quick_server: LiveServer,
+                                                                             new_context: Any) -> None:
+    """WCAG 2.2.1 (issue 16 item 1: adjustable or off): a warning before the time runs out, then
+    "Add 1:00 for everyone" and "Turn the clock off" with a simple click each."""
+    res = new_game(quick_server, {"board": "scotland", "players": 2, "lang": "en", "seats": [
+        {"kind": "human", "name": "Ailsa"}, {"kind": "human", "name": "Brodie"}],
+        "clock": {"kind": "realtime", "initial_s": 25, "increment_s": 0}})
+    running = httpx.get(f"{quick_server.url}/api/games/{res['game']}").json()["clock"]["running"]
+    page = open_page(new_context(), res["links"]["seats"][running]["url"])
+    page.wait_for_function("document.getElementById('alert').textContent.includes('Your time runs out in')",
+                           timeout=15000)
+    page.locator("#clock-add").click()
+    page.wait_for_function(f"window.rebirthClock.frame.left[{running}] > 60")
+    page.wait_for_selector("#log li.ev-clock.clock-added")
+    assert "Everyone got 1:00 more." in (page.locator("#log li.clock-added").text_content() or "")
+    page.locator("#clock-off").click()
+    page.wait_for_function("window.rebirthClock.frame.enabled === false")
+    assert page.locator(".player[data-seat='0'] .clock").text_content() == "Clock off"
+    assert page.locator("#clock-off").count() == 0
+    assert not page.errors  # type: ignore[attr-defined]

@@ -2,6 +2,10 @@
 // time-out; the page only counts down from what the server last said (its `left` at its
 // `server_time`), so a slow or wrong local clock can never cost anyone time.
 import { api, h, t } from "./common.js";
+import { announce } from "./kit.js";
+
+/** Seconds before a player's time runs out that the page warns them (WCAG 2.2.1: time to extend). */
+const WARN_S = 20;
 
 const C = {
   frame: null,        // the server's clock (null: the game has no clock)
@@ -120,10 +124,22 @@ export function clockBox({ lang, role, seat, names, gameId, token, onDone }) {
   return out;
 }
 
-/** Every second: the clock lines count down in place; `onEdge` when a hand-over wait ends. */
-export function startTicker(lang, onEdge) {
+/** Every second: the clock lines count down in place; `onEdge` when a hand-over wait ends; the
+ * player to move (`mySeat()`) is warned once per turn shortly before their time runs out. */
+export function startTicker(lang, onEdge, mySeat = () => null) {
   let waiting = new Set();
+  let warned = null;
   setInterval(() => {
+    const me = mySeat();
+    const f = C.frame;
+    if (f && f.enabled && me !== null && f.running === me) {
+      const left = leftOf(me);
+      const turn = String(f.deadline);  // one warning per deadline (added time: a new one)
+      if (left > 0 && left <= WARN_S && warned !== turn) {
+        warned = turn;
+        announce(t(lang(), "clock.warn", { s: Math.ceil(left) }), true);
+      }
+    }
     for (const el of document.querySelectorAll(".clock[data-seat] .clock-left")) {
       const seat = Number(el.parentElement.dataset.seat);
       if (!C.frame) continue;

@@ -702,7 +702,7 @@ async function init() {
   window.addEventListener("pagehide", () => sock.close());
   window.rebirthSocket = sock; // the tests close it to check reconnect and resync
   sock.connect();
-  startTicker(() => S.lang, renderAll);
+  startTicker(() => S.lang, renderAll, () => S.seat);
   renderAll();
   document.body.dataset.ready = "1";
 }
