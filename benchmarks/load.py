@@ -88,7 +88,16 @@ def create_game(port: int, board: str) -> tuple[str, list[str]]:
                                  headers={"content-type": "application/json"}, method="POST")
     with urllib.request.urlopen(req, timeout=30) as r:
         g = json.loads(r.read())
-    return g["game"], [s["url"].split("#t=")[1] for s in g["links"]["seats"]]
+    # Each seat is an invitation: claim it as that seat's browser would (issue 15 item 7).
+    toks = []
+    for s in g["links"]["seats"]:
+        claim = urllib.request.Request(
+            f"http://{HOST}:{port}/api/games/{g['game']}/claim", method="POST",
+            data=json.dumps({"invite": s["url"].split("#i=")[1]}).encode(),
+            headers={"content-type": "application/json"})
+        with urllib.request.urlopen(claim, timeout=30) as r:
+            toks.append(json.loads(r.read())["token"])
+    return g["game"], toks
 
 
 async def seat_loop(port: int, gid: str, token: str, seat: int, res: Result, max_actions: int,

@@ -1,7 +1,7 @@
 """The engine's core owns State's insides (issue 14, items 1 and 2).
 
 The *core* is the code that keeps a State's tables: ``engine/state.py`` (the rules),
-``engine/tables.py`` (the tables), ``engine/table.py`` (table mode, a State subclass) and
+``engine/tables.py`` (the tables), ``engine/table.py`` (table mode, which holds a State) and
 the two modules that fill a state's hidden part from a seat's knowledge,
 ``engine/infoset.py`` (``resample``) and ``engine/determinize.py``. Every other module
 under ``src/rebirth`` uses the State's public surface: it calls no private State member
@@ -163,3 +163,111 @@ def test_a_score_request_builds_one_state_and_validates_once(board: str,
     out = scoring.calculate(data, 0, "en")
     assert out["heat"]["cells"] and out["castles"]
     assert counts == {"State": 1, "check": 1}
+
+
+LAYERS = ("engine", "bots", "analysis", "app", "learn", "env", "server", "cli")
+"""The house from the bottom up (docs/architecture.md); a module may import its own floor
+and the floors below, never above (the server never imports the CLI)."""
+FLOOR = {"engine": 0, "bots": 1, "analysis": 2, "app": 2, "learn": 3, "env": 3, "server": 4,
+         "cli": 4}
+
+
+def _runtime_imports(path: Path) -> set[str]:
+    """The rebirth modules ``path`` imports when it is loaded: module-level imports, not the
+    ones under ``if TYPE_CHECKING:`` (annotations only) nor those inside functions."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out: set[str] = set()
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.If):
+                test = node.test
+                if isinstance(test, ast.Name) and test.id == "TYPE_CHECKING":
+                    visit(node.orelse)
+                    continue
+                visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                visit(node.body)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("rebirth"):
+                for alias in node.names:
+                    sub = f"{node.module}.{alias.name}"
+                    out.add(sub if _module_path(sub) is not None else node.module)
+            elif isinstance(node, ast.Import):
+                out.update(a.name for a in node.names if a.name.startswith("rebirth"))
+
+    visit(tree.body)
+    return out
+
+
+def _module_path(name: str) -> Path | None:
+    rel = Path(*name.split(".")[1:])
+    for p in (SRC / rel.with_suffix(".py"), SRC / rel / "__init__.py"):
+        if p.is_file():
+            return p
+    return None
+
+
+def _import_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for path in sorted(SRC.rglob("*.py")):
+        rel = path.relative_to(SRC).with_suffix("")
+        parts = ("rebirth", *rel.parts)
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        graph[name] = {m for m in _runtime_imports(path) if m != name}
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every import circle (a path back to where it started), by depth-first search."""
+    found: list[list[str]] = []
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def walk(m: str) -> None:
+        state[m] = 1
+        stack.append(m)
+        for n in sorted(graph.get(m, ())):
+            if state.get(n) == 1:
+                found.append([*stack[stack.index(n):], n])
+            elif n not in state:
+                walk(n)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            walk(m)
+    return found
+
+
+def test_the_runtime_import_graph_has_no_circle() -> None:
+    """Issue 14, item 9: no import circle when modules load (``game ↔ state ↔ infoset`` and
+    ``records ↔ table`` were two); annotation-only imports under TYPE_CHECKING do not count."""
+    graph = _import_graph()
+    assert len(graph) > 80 and graph["rebirth.engine.game"]
+    assert _circles(graph) == []
+
+
+def test_the_circle_search_finds_a_planted_circle() -> None:
+    """The search above can fail: a planted edge engine.state → engine.game is a circle."""
+    graph = _import_graph()
+    graph["rebirth.engine.state"] = graph["rebirth.engine.state"] | {"rebirth.engine.game"}
+    assert any({"rebirth.engine.state", "rebirth.engine.game"} <= set(c) for c in _circles(graph))
+
+
+def test_no_arrow_runs_up_the_house() -> None:
+    """engine < bots < analysis/app < learn/env < server/cli: nothing imports a floor above
+    its own at load time, and the server never imports the CLI."""
+    graph = _import_graph()
+    up = []
+    for m, deps in graph.items():
+        parts = m.split(".")
+        if len(parts) < 3 or parts[1] not in FLOOR:
+            continue
+        for d in deps:
+            dp = d.split(".")
+            if len(dp) >= 2 and dp[1] in FLOOR and (
+                    FLOOR[dp[1]] > FLOOR[parts[1]] or (parts[1] == "server" and dp[1] == "cli")):
+                up.append(f"{m} -> {d}")
+    assert up == []

@@ -24,14 +24,14 @@ def test_only_a_finished_game_is_analysed_and_the_result_is_cached(tmp_path: Pat
         g = kit.new_game(c, board="scotland", players=2,
                          seats=[{"kind": "human", "name": "Ailsa"}, {"kind": "easy"}])
         gid = g["game"]
-        tok = kit.token(g["links"]["seats"][0]["url"])
+        tok = kit.claim(c, g["links"]["seats"][0]["url"])
         auth = {"Authorization": f"Bearer {tok}"}
         url = f"/api/games/{gid}/analysis?budget=2"
         r = c.post(url, headers=auth)
         assert r.status_code == 409 and r.json()["error"]["code"] == "not_over"
         assert c.post(url).status_code == 401
         other = kit.new_game(c, players=2, seats=[{"kind": "human"}, {"kind": "easy"}])
-        wrong = {"Authorization": f"Bearer {kit.token(other['links']['seats'][0]['url'])}"}
+        wrong = {"Authorization": f"Bearer {kit.claim(c, other['links']['seats'][0]['url'])}"}
         assert c.post(url, headers=wrong).status_code == 403
         assert c.post(f"/api/games/{'x' * 20}/analysis", headers=auth).status_code == 404
         with c.websocket_connect(f"/ws/games/{gid}") as ws:

@@ -136,3 +136,11 @@ def diagnose(page: Page) -> str:
                      "phase: S.view && S.view.phase, cur: S.view && S.view.current_player, "
                      "status: document.getElementById('status').textContent, "
                      "conn: document.getElementById('conn').textContent})"))
+
+
+def stored_tokens(page: Page) -> dict[str, str]:
+    """The seat tokens this browser holds (local storage, web/seat.js): key → token."""
+    out: dict[str, str] = page.evaluate(
+        "Object.fromEntries(Object.keys(localStorage).filter((k) => k.startsWith('rebirth.seat.'))"
+        ".map((k) => [k, JSON.parse(localStorage.getItem(k)).token]))")
+    return out

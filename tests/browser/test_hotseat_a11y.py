@@ -110,7 +110,10 @@ def test_axe_and_keyboard_play(live_server: LiveServer, new_context: Any) -> Non
     game.wait_for_function("document.documentElement.lang === 'de'")
     assert serious(axe.run(game)) == []
     # Phone, portrait: one column, and every button is at least 24 px in both directions.
-    phone = open_page(new_context(viewport={"width": 390, "height": 844}, has_touch=True), url)
+    # (The phone is another browser: it takes a seat of its own game through its invitation.)
+    invite = new_game(live_server, {"board": "scotland", "players": 2, "lang": "en", "seats": [
+        {"kind": "human"}, {"kind": "easy"}]})["links"]["seats"][0]["url"]
+    phone = open_page(new_context(viewport={"width": 390, "height": 844}, has_touch=True), invite)
     cols = phone.evaluate("getComputedStyle(document.getElementById('main')).gridTemplateColumns")
     assert len(cols.split()) == 1
     small = phone.evaluate("""[...document.querySelectorAll('button, select, input')]

@@ -13,7 +13,16 @@ from typing import Any
 import httpx
 from playwright.sync_api import Page
 
-from browser.kit import LiveServer, diagnose, new_game, open_page, place_by_click, save_png, state, token_of
+from browser.kit import (
+    LiveServer,
+    diagnose,
+    new_game,
+    open_page,
+    place_by_click,
+    save_png,
+    state,
+    stored_tokens,
+)
 
 
 def replay_json(record: dict[str, Any], tmp: Path) -> dict[str, Any]:
@@ -35,6 +44,8 @@ def test_scotland_human_against_two_bots_to_the_end(live_server: LiveServer, new
     url = res["links"]["seats"][0]["url"]
     page = open_page(new_context(), url)
     page.wait_for_function("document.body.dataset.turn === 'mine' || document.body.dataset.phase === 'end'")
+    # The seat's token is the one this browser claimed with the invitation (issue 15 item 7).
+    (page_token,) = stored_tokens(page).values()
     rng = random.Random(3)
     turns = 0
     while page.evaluate("document.body.dataset.phase") != "end":
@@ -52,7 +63,7 @@ def test_scotland_human_against_two_bots_to_the_end(live_server: LiveServer, new
     assert page.inner_text("#status") == "Game over"
     shown = [int(x) for x in page.locator(".final-score").all_inner_texts()]
     record = httpx.get(f"{live_server.url}/api/games/{res['game']}/record",
-                       headers={"Authorization": f"Bearer {token_of(url)}"}, timeout=10).json()
+                       headers={"Authorization": f"Bearer {page_token}"}, timeout=10).json()
     assert replay_json(record, tmp_path)["scores"] == shown
     assert page.locator(".winner").inner_text().startswith("Winner:")
     assert page.locator(".chart polyline").count() == 3

@@ -83,6 +83,8 @@ EXACT = {
     "tokens_on_towers", "cards.conditions", "tiles.discarded", "tiles.known_set_aside",
     "tiles.returned", "history", "extra_tile", "pending_extra", "pending_double",
     "turn", "phase", "cur", "done", "winners_", "n", "board", "game", "_events",
+    # Where turns and cards come from: None (the deal) in a dealt game and its twins.
+    "source",
 }
 CANONICAL = {"occupancy.group_parent", "occupancy.group_size", "occupancy.free", "occupancy.free_at"}
 """Same meaning, not the same bytes: farm groups as a partition, free lists as sets."""

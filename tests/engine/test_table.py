@@ -22,12 +22,13 @@ from rebirth.engine.records import (
     table_entries,
     table_record,
 )
-from rebirth.engine.state import CHANCE, PHASE_PLACE, State
+from rebirth.engine.state import CHANCE, PHASE_PLACE
 from rebirth.engine.table import (
-    PHASE_CARDS,
-    PHASE_TOKEN,
+    ASK_CARDS,
+    ASK_TOKEN,
     TableError,
-    TableState,
+    TableGame,
+    TablePlace,
     new_table_game,
     rebuild,
 )
@@ -45,7 +46,7 @@ def bot_record(board: str, n: int, seed: int) -> dict[str, Any]:
     return rec
 
 
-def table_from(rec: dict[str, Any], *, tokens: bool = False) -> TableState:
+def table_from(rec: dict[str, Any], *, tokens: bool = False) -> TableGame:
     """A fresh table game with the record's start player and display (tokens at setup if asked)."""
     su = rec["setup"]
     return new_table_game(rec["board"], len(rec["players"]), start_player=su["start_player"],
@@ -57,16 +58,19 @@ def text_of(entry: dict[str, Any]) -> str:
     return str(entry.get("action") or entry.get("chance"))
 
 
-def snapshot(s: State) -> tuple[Any, ...]:
+def snapshot(s: TableGame) -> tuple[Any, ...]:
     """Everything a table game is: board, tables, scores, turn, counters, entries."""
-    keys = ("occupancy.owner", "occupancy.tile", "score", "cat", "castles.holder",
-            "castles.adjacent", "castles.adjacent_farms", "districts.influence",
-            "districts.filled", "districts.last_placer", "visited.cathedral_pieces",
-            "visited.tower_visits", "cards.fulfilled", "cards.marks", "cards.cathedral_cards",
-            "cards.tower_cards", "phase", "cur", "done", "tiles.set_aside",
-            "tiles.known_set_aside", "tiles.discarded", "occupancy.placed", "extra_tile",
-            "pending_extra", "pending_double", "tokens_on_towers", "used", "moves", "hidden",
-            "entries", "card_queue", "token_queue", "pending", "cards.next_card", "turn")
+    keys = ("state.occupancy.owner", "state.occupancy.tile", "state.score", "state.cat",
+            "state.castles.holder", "state.castles.adjacent", "state.castles.adjacent_farms",
+            "state.districts.influence", "state.districts.filled", "state.districts.last_placer",
+            "state.visited.cathedral_pieces", "state.visited.tower_visits", "state.cards.fulfilled",
+            "state.cards.marks", "state.cards.cathedral_cards", "state.cards.tower_cards",
+            "state.phase", "state.cur", "state.done", "state.tiles.set_aside",
+            "state.tiles.known_set_aside", "state.tiles.discarded", "state.occupancy.placed",
+            "state.extra_tile", "state.pending_extra", "state.pending_double",
+            "state.tokens_on_towers", "used", "supply.moves", "supply.hidden", "entries",
+            "supply.card_queue", "token_queue", "pending", "state.cards.next_card", "state.turn",
+            "asking")
 
     def get(k: str) -> Any:
         obj: Any = s
@@ -107,16 +111,17 @@ def test_reentered_bot_game_scores_equal_after_every_placement(board: str, n: in
         # The same explanations, rule by rule (a drawn card's id stays hidden at the table).
         assert [(e.rule, e.key, e.seat, e.points, e.args) for e in got] == \
             [(e.rule, e.key, e.seat, e.points, e.args) for e in want]
-        assert ts.cat == orig.cat
-        assert ts.castles.holder == orig.castles.holder and ts.occupancy.owner == orig.occupancy.owner
-        assert ts.occupancy.tile == orig.occupancy.tile
+        assert ts.state.cat == orig.cat
+        assert ts.state.castles.holder == orig.castles.holder
+        assert ts.state.occupancy.owner == orig.occupancy.owner
+        assert ts.state.occupancy.tile == orig.occupancy.tile
     if board == "ireland":
         assert "token" in chance_kinds  # tower tokens were asked as their towers were reached
     for e in groups[-1]:
-        assert ts.phase == PHASE_CARDS
+        assert ts.asking == ASK_CARDS
         ts.apply(text_of(e))
     assert ts.is_terminal()
-    assert result_json(ts) == rec["result"]
+    assert result_json(ts.state) == rec["result"]
     assert ts.winners == orig.winners
     # The table record replays with `rebirth replay` and gives the same result.
     trec = json.loads(json.dumps(table_record(ts)))
@@ -137,7 +142,7 @@ def test_tokens_entered_at_setup(board: str, n: int, seed: int) -> None:
                 continue
             ts.apply(text_of(e))
     assert ts.is_terminal()
-    assert result_json(ts) == rec["result"]
+    assert result_json(ts.state) == rec["result"]
 
 
 @pytest.mark.parametrize(("board", "n", "seed"), GAMES[:2])
@@ -164,7 +169,7 @@ def test_undo_three_entries_and_reenter(board: str, n: int, seed: int) -> None:
     assert snapshot(rebuild(ts, 0)) == snapshot(ts)
 
 
-def _refused(ts: TableState, text: str, *needles: str) -> None:
+def _refused(ts: TableGame, text: str, *needles: str) -> None:
     before = snapshot(ts)
     with pytest.raises(ActionError) as info:
         ts.apply(text)
@@ -175,7 +180,7 @@ def _refused(ts: TableState, text: str, *needles: str) -> None:
     assert snapshot(ts) == before
 
 
-def _refused_as(ts: TableState, seat: int, text: str, needle: str) -> None:
+def _refused_as(ts: TableGame, seat: int, text: str, needle: str) -> None:
     before = snapshot(ts)
     with pytest.raises(TableError, match=needle):
         ts.apply(text, seat=seat)
@@ -214,9 +219,8 @@ def test_bad_input_names_hex_or_tile_and_changes_nothing() -> None:
     ts.apply(f"S3@{frees[0]}")
 
 
-def _farm(ts: TableState) -> str:
-    return ts.board.spaces[ts.codec.split(next(
-        a for a in ts.legal_action_ids() if ts.codec.split(a)[1] == 0))[2]].label
+def _farm(ts: TableGame) -> str:
+    return next(e.label for e in ts.legal_actions if isinstance(e, TablePlace) and e.tile == "E")
 
 
 def test_wrong_turn_in_a_record_is_refused() -> None:
@@ -256,13 +260,13 @@ def test_ireland_token_asked_once_and_checked() -> None:
     k = next(i for i, e in enumerate(flat) if e.get("chance", "").startswith("token"))
     for e in flat[:k]:
         ts.apply(text_of(e))
-    assert ts.phase == PHASE_TOKEN and ts.current_player == CHANCE
+    assert ts.asking == ASK_TOKEN and ts.current_player == CHANCE
     assert ts.asked().startswith("token on tower")
     _refused(ts, "E@A1", "token on tower")
     _refused(ts, "token nosuch", "nosuch")
-    placed_before = ts.occupancy.placed[:]
+    placed_before = ts.state.occupancy.placed[:]
     ts.apply(text_of(flat[k]))
-    assert sum(ts.occupancy.placed) == sum(placed_before) + 1
+    assert sum(ts.state.occupancy.placed) == sum(placed_before) + 1
     # A later token entry may not repeat a token already on a tower.
     used = flat[k]["chance"]
     m = next(i for i, e in enumerate(flat) if i > k and e.get("chance", "").startswith("token"))
@@ -282,7 +286,7 @@ def test_hidden_draw_event_and_cards_entered_at_end() -> None:
         for e in grp:
             keys.extend(ev.key for ev in ts.apply(text_of(e)))
     assert "cathedral.draw" in keys and "cathedral.empty" not in keys
-    assert ts.phase == PHASE_CARDS and not ts.is_terminal()
+    assert ts.asking == ASK_CARDS and not ts.is_terminal()
     cards = groups[-1]
     ts.apply(text_of(cards[0]))
     _refused(ts, text_of(cards[0]), "already entered")
@@ -295,13 +299,13 @@ def test_codec_text_round_trip_and_sizes() -> None:
     c = ts.codec
     ns = len(ts.board.spaces)
     assert c.num_actions == 6 * ns + len(ts.game.cards) + 6
-    for aid in ts.legal_action_ids():
+    for aid in ts.legal_ids():
         assert c.parse(c.text(aid)) == aid
     assert c.parse("s3 @ h7") == c.place_id(4, ts.board.by_label["H7"]) if "H7" in ts.board.by_label \
         else True
     for o in range(c.num_chance_outcomes):
         assert c.parse_chance(c.chance_text(o)) == o
-    assert ts.phase == PHASE_PLACE
+    assert ts.state.phase == PHASE_PLACE
 
 
 def test_setup_errors() -> None:
@@ -319,26 +323,29 @@ def test_P7_discard_at_the_table() -> None:
     from mapkit import make_board
 
     board = make_board("E F B B")
-    ts = TableState(Game.create(board, 2, cards=()), 0)
+    ts = TableGame(Game.create(board, 2, cards=()), 0)
     ts.apply("E@A1")
     ts.apply("F@B1")
     c = ts.codec
-    legal = ts.legal_action_ids()
+    legal = ts.legal_ids()
     assert c.discard_id(3) in legal and c.discard_id(0) not in legal
+    assert "discard S2" in ts.legal_actions and "discard E" not in ts.legal_actions
     _refused(ts, "discard E", "P-7")
     ev = ts.apply("discard S2", seat=0)
-    assert [e.rule for e in ev] == ["P-7"] and ts.tiles.discarded[0] == [3]
+    assert [e.rule for e in ev] == ["P-7"] and ts.state.tiles.discarded[0] == [3]
     assert ts.current_player == 1 and ts.remaining(0)[3] == 2
     ts.apply("F@C1")
     ts.apply("E@D1")
     while not ts.is_terminal():
-        ts.apply_id(ts.legal_action_ids()[0])
-    assert all(len(ts.tiles.discarded[q]) + ts.occupancy.placed[q] == ts.supply_size for q in range(2))
+        ts.apply(next(iter(ts.legal_actions)))
+    st = ts.state
+    assert all(len(st.tiles.discarded[q]) + st.occupancy.placed[q] == ts.supply.supply_size
+               for q in range(2))
     assert ts.score == [2, 3]  # F-1: C1 joins B1, a group of 2
     # (A custom map without mission cards: replay with the same game rather than the
     # shipped cards, which name regions this map lacks.)
     again = replay_table(json.loads(json.dumps(table_record(ts))), ts.game)
-    assert again.score == ts.score and again.tiles.discarded == ts.tiles.discarded
+    assert again.score == ts.score and again.state.tiles.discarded == st.tiles.discarded
 
 
 def test_I7_extra_tile_entered_and_placed_as_revealed() -> None:
@@ -374,7 +381,7 @@ def test_view_shows_what_the_table_knows() -> None:
     rec = bot_record("ireland", 4, 12)
     ts = table_from(rec)
     v = ts.view(0)
-    assert v.supply_counts == (ts.supply_size,) * 4 and v.set_aside == ()
+    assert v.supply_counts == (ts.supply.supply_size,) * 4 and v.set_aside == ()
     assert set(v.tower_tokens) == {""}
     phases = set()
     for grp in table_entries(rec):

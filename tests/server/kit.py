@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import httpx
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
@@ -66,3 +67,32 @@ def until_turn(ws: WebSocketTestSession, seat: int, view: dict[str, Any],
         if msg["type"] in ("update", "sync"):
             view = msg["view"]
     return view
+
+
+def claim(c: TestClient | httpx.Client, url: str) -> str:
+    """Open an invitation link as a browser does (issue 15 item 7): claim it; the seat's (or
+    the hot-seat device's) token, which only this claimer ever gets."""
+    gid, code = url.split("/game/", 1)[1].split("#i=", 1)
+    r = c.post(f"/api/games/{gid}/claim", json={"invite": code})
+    assert r.status_code == 200, r.text
+    tok: str = r.json()["token"]
+    return tok
+
+
+def seat_tokens(c: TestClient, g: dict[str, Any], n: int | None = None) -> list[str]:
+    """Claim the invitations of the first ``n`` seats of a new game ``g`` (all by default)."""
+    return [claim(c, s["url"]) for s in g["links"]["seats"][:n]]
+
+
+def grant(c: TestClient, game: str, seat: int) -> str:
+    """A seat token written straight into the store, as a won claim writes it — for tests that
+    watch a seat's own socket in a hot-seat game, whose seats have no invitation (the device
+    holds them)."""
+    from rebirth.server.invites import new_code
+    from rebirth.server.store import hash_token, tokens
+
+    tok = new_code()
+    with c.app.state.registry.store.tx() as conn:  # type: ignore[attr-defined]
+        conn.execute(tokens.insert().values(hash=hash_token(tok), game=game, role="seat", seat=seat,
+                                            revoked=False))
+    return tok

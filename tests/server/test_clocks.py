@@ -54,7 +54,7 @@ def test_no_clock_and_a_clock_in_every_frame(tmp_path: Path) -> None:
         gid = g["game"]
         summary = c.get(f"/api/games/{gid}").json()
         assert summary["clock"]["kind"] == "turn" and summary["clock"]["per_move_s"] == 86400
-        tok = kit.token(g["links"]["seats"][0]["url"])
+        tok = kit.claim(c, g["links"]["seats"][0]["url"])
         with c.websocket_connect(f"/ws/games/{gid}") as ws:
             s = Sock(ws)
             sync = s.hello(tok)
@@ -72,7 +72,7 @@ def test_realtime_timeout_hands_the_seat_to_a_bot_and_the_player_takes_it_back(t
     with kit.client(tmp_path, min_clock_s=1) as c:
         g = _game(c, {"kind": "realtime", "initial_s": 2, "increment_s": 1})
         gid = g["game"]
-        toks = [kit.token(s["url"]) for s in g["links"]["seats"][:2]]
+        toks = [kit.claim(c, s["url"]) for s in g["links"]["seats"][:2]]
         with c.websocket_connect(f"/ws/games/{gid}") as w1:
             b = Sock(w1, "Brodie")
             b.hello(toks[1])
@@ -130,7 +130,7 @@ def test_manual_hand_over_says_when_it_is_allowed(tmp_path: Path) -> None:
     with kit.client(tmp_path, offline_grace=30.0) as c:
         g = _game(c, None)
         gid = g["game"]
-        toks = [kit.token(s["url"]) for s in g["links"]["seats"][:2]]
+        toks = [kit.claim(c, s["url"]) for s in g["links"]["seats"][:2]]
         with c.websocket_connect(f"/ws/games/{gid}") as w1:
             sync = Sock(w1).hello(toks[1])
             at = sync["handover_at"]
@@ -147,7 +147,7 @@ def test_add_time_and_turn_off(tmp_path: Path) -> None:
         gid = g["game"]
         admin = kit.token(g["links"]["admin"])
         spectator = kit.token(g["links"]["spectator"])
-        seat0 = kit.token(g["links"]["seats"][0]["url"])
+        seat0 = kit.claim(c, g["links"]["seats"][0]["url"])
         url = f"/api/games/{gid}/clock"
         r = c.post(url, json={"add_s": 60}, headers={"Authorization": f"Bearer {spectator}"})
         assert r.status_code == 403
@@ -168,7 +168,7 @@ def test_a_hot_seat_table_takes_a_timed_out_seat_back(tmp_path: Path) -> None:
     with kit.client(tmp_path, min_clock_s=1) as c:
         g = _game(c, {"kind": "realtime", "initial_s": 1, "increment_s": 0}, hotseat=True)
         gid = g["game"]
-        table, spectator = kit.token(g["links"]["table"]), kit.token(g["links"]["spectator"])
+        table, spectator = kit.claim(c, g["links"]["table"]), kit.token(g["links"]["spectator"])
         with c.websocket_connect(f"/ws/games/{gid}") as wt:
             t = Sock(wt, "table")
             sync = t.hello(table)

@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 
+from server import kit
 from server.test_recovery import _free_port, _hello, _recv, _start
 
 DOWNTIME = 4.0
@@ -29,7 +30,8 @@ def test_clock_after_sigkill_restart_charges_no_one_for_the_downtime(tmp_path: P
         assert r.status_code == 201, r.text
         g = r.json()
         gid = g["game"]
-        toks = [s["url"].split("#t=")[1] for s in g["links"]["seats"][:2]]
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}") as h:
+            toks = [kit.claim(h, s["url"]) for s in g["links"]["seats"][:2]]
         w0, s0 = _hello(port, gid, toks[0])
         w1, s1 = _hello(port, gid, toks[1])
         socks = {0: w0, 1: w1}

@@ -24,7 +24,7 @@ def test_a_time_out_is_stored_once_when_both_workers_hold_the_game(tmp_path: Pat
                              seats=[{"kind": "human", "name": "Ailsa"}, {"kind": "human", "name": "Brodie"}],
                              clock={"kind": "realtime", "initial_s": 2, "increment_s": 0})
             gid = g["game"]
-            toks = [kit.token(s["url"]) for s in g["links"]["seats"]]
+            toks = [kit.claim(a, s["url"]) for s in g["links"]["seats"]]
             with a.websocket_connect(f"/ws/games/{gid}") as w0, b.websocket_connect(f"/ws/games/{gid}") as w1:
                 s0, s1 = Sock(w0, "a"), Sock(w1, "b")
                 first = s0.hello(toks[0])["view"]["current_player"]

@@ -59,7 +59,7 @@ def test_fuzz_websocket_messages(tmp_path: Path) -> None:
     with kit.client(tmp_path, max_message_bytes=4096) as c:
         g = kit.new_game(c, players=2, seats=[{"kind": "human"}, {"kind": "human"}], hotseat=True)
         gid = g["game"]
-        toks = [kit.token(s["url"]) for s in g["links"]["seats"]] + [kit.token(g["links"]["table"])]
+        toks = [kit.grant(c, gid, 0), kit.grant(c, gid, 1), kit.claim(c, g["links"]["table"])]
         with c.websocket_connect(f"/ws/games/{gid}") as ws:
 
             @FUZZ

@@ -44,7 +44,7 @@ def test_healthz_and_readyz(tmp_path: Path) -> None:
 def test_metrics_count_actions_connections_and_games(tmp_path: Path) -> None:
     with kit.client(tmp_path) as c:
         g = kit.new_game(c, board="ireland", players=2, seats=[{"kind": "human"}, {"kind": "easy"}])
-        tok = kit.token(g["links"]["seats"][0]["url"])
+        tok = kit.claim(c, g["links"]["seats"][0]["url"])
         acts = 0
         with c.websocket_connect(f"/ws/games/{g['game']}") as ws:
             view = kit.hello(ws, tok)["view"]
@@ -87,12 +87,13 @@ def test_one_json_line_per_request_and_no_token_in_logs(tmp_path: Path,
     caplog.set_level(logging.INFO)
     with kit.client(tmp_path) as c:
         g = kit.new_game(c, board="scotland", players=2, seats=[{"kind": "human"}, {"kind": "human"}])
-        secret = kit.token(g["links"]["seats"][0]["url"])
+        secret = kit.claim(c, g["links"]["seats"][0]["url"])
         c.get(f"/api/games/{g['game']}/record", headers={"Authorization": f"Bearer {secret}"})
         c.get(f"/api/games/{g['game']}?token={secret}")
         c.get("/no/such/page")
     lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "rebirth.access"]
-    assert [ln["route"] for ln in lines] == ["/api/games", "/api/games/{game_id}/record",
+    assert [ln["route"] for ln in lines] == ["/api/games", "/api/games/{game_id}/claim",
+                                             "/api/games/{game_id}/record",
                                              "/api/games/{game_id}", "unmatched"]
     assert {ln["status"] for ln in lines} >= {201, 200, 404}
     keys = {"ts", "event", "method", "path", "route", "status", "ms", "client"}
@@ -100,5 +101,7 @@ def test_one_json_line_per_request_and_no_token_in_logs(tmp_path: Path,
     # Everything the server logged (httpx is the test's own client, logging its requests).
     everything = "\n".join(r.getMessage() for r in caplog.records if not r.name.startswith("httpx"))
     assert secret not in everything
-    for tok in [kit.token(s["url"]) for s in g["links"]["seats"]]:
+    # Nor an invitation code (the claim's body), nor the spectator's or admin's token.
+    for tok in [s["url"].split("#i=")[1] for s in g["links"]["seats"]] + [
+            kit.token(g["links"][k]) for k in ("spectator", "admin")]:
         assert tok not in everything

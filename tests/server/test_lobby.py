@@ -24,16 +24,20 @@ def test_new_game_links_summary_and_tokens_are_stored_hashed(tmp_path: Path) -> 
         links = g["links"]
         assert [s["kind"] for s in links["seats"]] == ["human", "easy", "human", "hard"]
         assert links["seats"][1]["url"] is None and links["table"] is None
+        # Seats get invitations (issue 15 item 7), spectator and admin their token links.
+        assert all(u.startswith(f"http://testserver/game/{g['game']}#i=") for u in
+                   [links["seats"][0]["url"], links["seats"][2]["url"]])
         assert all(u.startswith(f"http://testserver/game/{g['game']}#t=") for u in
-                   [links["seats"][0]["url"], links["seats"][2]["url"], links["spectator"], links["admin"]])
+                   [links["spectator"], links["admin"]])
+        seat_tok = kit.claim(c, links["seats"][0]["url"])
         s = c.get(f"/api/games/{g['game']}").json()
         assert s["names"] == ["Ailsa", "Easy 2", "Player 3", "Hard 4"] and s["lang"] == "de"
         assert s["status"] == "playing" and s["online"] == [False] * 4
     # Only digests are stored: no token text in the database file.
     raw = (tmp_path / "test.db").read_bytes() + (tmp_path / "test.db-wal").read_bytes() \
         if (tmp_path / "test.db-wal").exists() else (tmp_path / "test.db").read_bytes()
-    for u in (links["seats"][0]["url"], links["spectator"], links["admin"]):
-        tok = kit.token(u)
+    invite = links["seats"][0]["url"].split("#i=")[1]
+    for tok in (invite, seat_tok, kit.token(links["spectator"]), kit.token(links["admin"])):
         assert tok.encode() not in raw
         assert hash_token(tok).encode() in raw
 
@@ -93,7 +97,7 @@ def test_unknown_things_and_bad_tokens(tmp_path: Path) -> None:
 def test_mid_game_record_is_redacted_and_complete_after_the_end(tmp_path: Path) -> None:
     with kit.client(tmp_path) as c:
         g = kit.new_game(c, players=2, seats=[{"kind": "human"}, {"kind": "easy"}])
-        tok = kit.token(g["links"]["seats"][0]["url"])
+        tok = kit.claim(c, g["links"]["seats"][0]["url"])
         rec = c.get(f"/api/games/{g['game']}/record", headers={"Authorization": f"Bearer {tok}"}).json()
         assert rec["redacted_for"] == 0 and "seed" not in rec and "supplies" not in rec["setup"]
         spec = kit.token(g["links"]["spectator"])

@@ -28,7 +28,7 @@ def test_whole_game_one_human_two_bots_replays_to_the_same_scores(tmp_path: Path
     with kit.client(tmp_path) as c:
         g = kit.new_game(c, board="scotland", players=3,
                          seats=[{"kind": "human", "name": "Ailsa"}, {"kind": "easy"}, {"kind": "normal"}])
-        tok = kit.token(g["links"]["seats"][0]["url"])
+        tok = kit.claim(c, g["links"]["seats"][0]["url"])
         with c.websocket_connect(f"/ws/games/{g['game']}") as ws:
             s = kit.hello(ws, tok)
             assert s["seat"] == 0 and s["names"][0] == "Ailsa"
@@ -51,7 +51,7 @@ def test_whole_game_one_human_two_bots_replays_to_the_same_scores(tmp_path: Path
 
 def _two_humans(c: TestClient) -> tuple[str, list[str], str]:
     g = kit.new_game(c, board="ireland", players=2, seats=[{"kind": "human"}, {"kind": "human"}])
-    return g["game"], [kit.token(s["url"]) for s in g["links"]["seats"]], kit.token(g["links"]["admin"])
+    return g["game"], [kit.claim(c, s["url"]) for s in g["links"]["seats"]], kit.token(g["links"]["admin"])
 
 
 def _refused(ws: WebSocketTestSession, msg: dict[str, Any] | str, code: str, version: int | None) -> None:
@@ -132,7 +132,10 @@ def test_revoked_token_is_refused_and_its_socket_closed(tmp_path: Path) -> None:
             kit.hello(ws, toks[1])
             r = c.post(f"/api/games/{gid}/seats/1/revoke", headers={"Authorization": f"Bearer {admin}"})
             assert r.status_code == 200, r.text
-            new = kit.token(r.json()["url"])
+            # A new invitation, never a token: the admin cannot act for the seat with it.
+            assert "#i=" in r.json()["url"] and "#t=" not in r.json()["url"]
+            invite = r.json()["url"].split("#i=")[1]
+            new = kit.claim(c, r.json()["url"])
             err = _next(ws, "error")
             assert err["code"] == "revoked"
             with pytest.raises(WebSocketDisconnect):
@@ -140,6 +143,7 @@ def test_revoked_token_is_refused_and_its_socket_closed(tmp_path: Path) -> None:
         with c.websocket_connect(f"/ws/games/{gid}") as ws:
             v = c.get(f"/api/games/{gid}").json()["version"]
             _refused(ws, {"type": "hello", "token": toks[1], "since": -1}, "revoked", v)
+            _refused(ws, {"type": "hello", "token": invite, "since": -1}, "bad_token", v)
             assert kit.hello(ws, new)["seat"] == 1
         r = c.get(f"/api/games/{gid}/record", headers={"Authorization": f"Bearer {toks[1]}"})
         assert r.status_code == 403 and r.json()["error"]["code"] == "revoked"
@@ -220,7 +224,10 @@ def _hotseat(c: TestClient) -> tuple[str, str, list[str]]:
     g = kit.new_game(c, board="ireland", players=3, hotseat=True,
                      seats=[{"kind": "human", "name": "Ailsa"}, {"kind": "human", "name": "Brodie"},
                             {"kind": "easy"}])
-    return g["game"], kit.token(g["links"]["table"]), [kit.token(s["url"]) for s in g["links"]["seats"][:2]]
+    # The creating device claims the one device invitation; the seats have none (issue 15 item 7).
+    assert [s["url"] for s in g["links"]["seats"]] == [None] * 3
+    gid = g["game"]
+    return gid, kit.claim(c, g["links"]["table"]), [kit.grant(c, gid, 0), kit.grant(c, gid, 1)]
 
 
 def _private(view: dict[str, Any]) -> tuple[Any, ...]:
@@ -291,7 +298,7 @@ def test_every_broadcast_follows_its_commit(tmp_path: Path, monkeypatch: pytest.
         g = kit.new_game(c, board="ireland", players=3,
                          seats=[{"kind": "human"}, {"kind": "easy"}, {"kind": "easy"}])
         with c.websocket_connect(f"/ws/games/{g['game']}") as ws:
-            view = kit.hello(ws, kit.token(g["links"]["seats"][0]["url"]))["view"]
+            view = kit.hello(ws, kit.claim(c, g["links"]["seats"][0]["url"]))["view"]
             for _ in range(3):
                 view = kit.until_turn(ws, 0, view)
                 ws.send_json({"type": "act", "action": view["legal_actions"][0],

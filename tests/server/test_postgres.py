@@ -19,6 +19,9 @@ from rebirth.server.settings import sqlite_url
 from rebirth.server.store import Store, metadata
 from server import kit, pgkit
 
+BASE_TABLES = ("games", "seats", "tokens", "actions", "table_games", "table_entries")
+"""The tables of revision 0001 (the schema of a database made before migrations)."""
+
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
@@ -71,9 +74,8 @@ def test_workers_starting_together_migrate_once(url: str) -> None:
 def test_a_database_from_before_migrations_is_stamped_and_kept(url: str) -> None:
     engine = create_engine(url)
     # What the server did before it had migrations: revision 0001's tables (later revisions'
-    # tables, such as 0002_clocks's, are on the same metadata but were not there then).
-    base = ("games", "seats", "tokens", "actions", "table_games", "table_entries")
-    metadata.create_all(engine, tables=[metadata.tables[n] for n in base])
+    # tables, such as 0002_invite's invitations, did not exist then).
+    metadata.create_all(engine, tables=[metadata.tables[n] for n in BASE_TABLES])
     from rebirth.server.store import games
     with engine.begin() as c:
         c.execute(games.insert().values(
@@ -105,7 +107,7 @@ def test_whole_game_with_a_restart_on_postgresql(tmp_path: Path) -> None:
         seats = [{"kind": "human"}, {"kind": "easy"}]
         with kit.client(tmp_path, database_url=u) as c:
             g = kit.new_game(c, board="ireland", players=2, seats=seats)
-            tok = kit.token(g["links"]["seats"][0]["url"])
+            tok = kit.claim(c, g["links"]["seats"][0]["url"])
             with c.websocket_connect(f"/ws/games/{g['game']}") as ws:
                 view = kit.hello(ws, tok)["view"]
                 for _ in range(5):

@@ -72,7 +72,9 @@ def test_sigkill_mid_game_loses_no_accepted_step(tmp_path: Path) -> None:
         assert r.status_code == 201 and r.headers["referrer-policy"] == "no-referrer"
         g = r.json()
         gid = g["game"]
-        toks = [s["url"].split("#t=")[1] for s in g["links"]["seats"][:2]]
+        toks = [httpx.post(f"http://127.0.0.1:{port}/api/games/{gid}/claim",
+                           json={"invite": s["url"].split("#i=")[1]}).json()["token"]
+                for s in g["links"]["seats"][:2]]
         w0, s0 = _hello(port, gid, toks[0])
         w1, s1 = _hello(port, gid, toks[1])
         views = {0: s0["view"], 1: s1["view"]}
@@ -178,7 +180,7 @@ def test_a_restart_mid_game_keeps_the_seeds_future_reveals(tmp_path: Path) -> No
         db.mkdir()
         with kit.client(db, seed_factory=_fixed(seed)) as c:
             g = kit.new_game(c, board="ireland", players=2, seats=[{"kind": "human"}] * 2)
-            gid, toks = g["game"], [kit.token(s["url"]) for s in g["links"]["seats"]]
+            gid, toks = g["game"], [kit.claim(c, s["url"]) for s in g["links"]["seats"]]
             before = _play_over_sockets(c, gid, toks, _longer_than(cut - 1))
         assert before["history"] == whole[:cut] and rk.chances(before["history"]) == 1
         with kit.client(db) as c:  # restarted: the game is rebuilt from the store

@@ -23,7 +23,7 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from server.kit import client, hello, new_game, ping, token
+from server.kit import claim, client, hello, new_game, ping
 
 WEB = Path(__file__).resolve().parents[2] / "src" / "rebirth" / "web"
 MAPS = Path(__file__).resolve().parents[2] / "src" / "rebirth" / "data" / "maps"
@@ -100,7 +100,7 @@ def test_hostile_websocket_frames_keep_the_connection(api: TestClient,
     lone surrogate escape) and deep nesting: each an ``error`` frame, the socket stays open
     (``ping`` answers, ``hello`` then works), nothing is logged as an exception."""
     res = new_game(api, players=2, seats=[{"kind": "human"}, {"kind": "human"}])
-    tok = token(res["links"]["seats"][0]["url"])
+    tok = claim(api, res["links"]["seats"][0]["url"])
     big = "9" * 5000
     frames = [f'{{"type": "hello", "token": "{tok}", "since": {big}}}',
               f'{{"type": "act", "action": "E@A1", "version": {big}}}',

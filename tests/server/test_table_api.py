@@ -257,8 +257,8 @@ def test_fuzz_never_500(tmp_path: Path) -> None:
             elif kind == 3:
                 s = get(c, gid, auth)
                 legal = s["legal"]
-                opts = [f"{t}@{h}" for h, ts in legal["hexes"].items() for t in ts] + legal["outcomes"] \
-                    + legal["discards"] + legal["marks"]
+                opts = [f"{t}@{h}" for h, ts in legal["hexes"].items() for t in ts] + [
+                    e["text"] for e in legal["outcomes"] + legal["discards"] + legal["marks"]]
                 if not opts:
                     break
                 body = {"entry": rng.choice(opts), "version": s["version"]}
@@ -284,13 +284,15 @@ def test_fuzz_never_500(tmp_path: Path) -> None:
 
 
 def test_two_servers_on_one_database_never_fork_the_log(tmp_path: Path) -> None:
-    """UNIQUE(game, seq): a second server that has not seen an entry cannot store another one
-    as the same step; it answers 409 and then reloads the log as stored."""
+    """A second server reads the stored log before it answers, so a device that has not seen
+    an entry made through the other server is refused (409, its version is stale) and then
+    sees it; UNIQUE(game, seq) refuses a second writer of the same step in a race."""
     with client(tmp_path) as a, client(tmp_path) as b:
         gid, auth = create(a, board="scotland", players=2)
         assert get(b, gid, auth)["version"] == 0
         assert entry(a, gid, auth, "E@L3").status_code == 200
-        refused(entry(b, gid, auth, "E@G7"), 409)
+        refused(b.post(f"/api/tables/{gid}/entries", headers=auth,
+                       json={"entry": "E@G7", "version": 0, "seat": 1}), 409)
         s = get(b, gid, auth)
         assert s["version"] == 1 and s["entries"] == [{"seat": 0, "action": "E@L3"}]
         assert entry(b, gid, auth, "E@G7").status_code == 200
@@ -318,9 +320,46 @@ def test_ireland_tokens_at_setup_and_variants(tmp_path: Path) -> None:
         gid2, auth2 = create(c, board="ireland", players=2, display=display,
                              tower_tokens=[None, *toks[1:]])
         s = entry(c, gid2, auth2, f"{tile}@{hx}").json()
-        assert s["asked"]["en"].startswith("token on tower") and s["legal"]["outcomes"] == ["token points5"]
+        assert s["asked"]["en"].startswith("token on tower")
+        # Entries arrive as facts (kind and parts), so that no page splits their text.
+        assert s["legal"]["outcomes"] == [{"kind": "token", "token": "points5", "text": "token points5"}]
+        assert s["last_place"] == {"seat": 0, "hex": hx}
         assert s["last"]["events"] == [] and s["current_player"] is None
         s = entry(c, gid2, auth2, "token points5").json()
         assert s["asked"] is None and s["view"]["tower_tokens"][0] == "points5"
         refused(c.post("/api/tables", json={"board": "ireland", "players": 2, "display": display,
                                             "tower_tokens": [*toks[:13], "points5"]}))
+
+
+def test_two_server_processes_on_one_database_see_each_others_entries(tmp_path: Path) -> None:
+    """Issue 15 (the table companion across workers): two servers sharing one database, each
+    with its own in-memory games. An entry or an undo made through one is what the other
+    shows on its next request, a stale version is refused on both, and the record agrees."""
+    with client(tmp_path) as a, client(tmp_path) as b:
+        gid, auth = create(a, board="scotland", players=3)
+        get(b, gid, auth)  # b now holds its own copy in memory
+        first = get(a, gid, auth)
+        hx = next(iter(first["legal"]["hexes"]))
+        tile = first["legal"]["hexes"][hx][0]
+        assert entry(a, gid, auth, f"{tile}@{hx}").status_code == 200
+        sb = get(b, gid, auth)
+        assert sb["version"] == 1 and sb["entries"] == [{"seat": 0, "action": f"{tile}@{hx}"}]
+        # An entry through b, then a stale entry through a (version 1) is refused.
+        hx2 = next(iter(sb["legal"]["hexes"]))
+        t2 = sb["legal"]["hexes"][hx2][0]
+        assert entry(b, gid, auth, f"{t2}@{hx2}").status_code == 200
+        stale = a.post(f"/api/tables/{gid}/entries", headers=auth,
+                       json={"entry": f"{t2}@{hx2}", "version": 1, "seat": 1})
+        assert stale.status_code == 409
+        # Undo through a, a different entry through a: b shows that one, not its old copy.
+        assert undo(a, gid, auth, count=1).status_code == 200
+        sa = get(a, gid, auth)
+        other = next((h, ts[-1]) for h, ts in sa["legal"]["hexes"].items()
+                     if f"{ts[-1]}@{h}" != f"{t2}@{hx2}")
+        assert entry(a, gid, auth, f"{other[1]}@{other[0]}").status_code == 200
+        sb = get(b, gid, auth)
+        assert sb["version"] == 2 and sb["entries"][1]["action"] == f"{other[1]}@{other[0]}"
+        assert sb["view"] == get(a, gid, auth)["view"]
+        ra = a.get(f"/api/tables/{gid}/record", headers=auth).json()
+        rb = b.get(f"/api/tables/{gid}/record", headers=auth).json()
+        assert ra == rb and len(ra["actions"]) == 2

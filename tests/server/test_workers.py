@@ -88,7 +88,7 @@ def test_two_humans_on_two_workers_play_ireland_to_the_end(tmp_path: Path) -> No
                 worker(tmp_path, db, r, pfx, heal_interval=600) as b:
             g = kit.new_game(a, board="ireland", players=2, seats=HUMANS)
             gid = g["game"]
-            toks = [kit.token(s["url"]) for s in g["links"]["seats"]]
+            toks = [kit.claim(a, s["url"]) for s in g["links"]["seats"]]
             with a.websocket_connect(f"/ws/games/{gid}") as w0, b.websocket_connect(f"/ws/games/{gid}") as w1:
                 socks = [Sock(w0, "a"), Sock(w1, "b")]
                 socks[0].hello(toks[0])
@@ -113,7 +113,7 @@ def test_bot_steps_are_committed_exactly_once_when_both_workers_hold_the_game(tm
             seats = [{"kind": "human"}, {"kind": "easy"}, {"kind": "easy"}]
             g = kit.new_game(a, board="ireland", players=3, seats=seats)
             gid = g["game"]
-            tok = kit.token(g["links"]["seats"][0]["url"])
+            tok = kit.claim(a, g["links"]["seats"][0]["url"])
             spect = kit.token(g["links"]["spectator"])
             # The human plays on worker B, a spectator holds the game on worker A too.
             path = f"/ws/games/{gid}"
@@ -143,7 +143,7 @@ def test_redis_killed_mid_game_and_restarted_play_goes_on(tmp_path: Path) -> Non
         with worker(tmp_path, db, r, pfx) as a, worker(tmp_path, db, r, pfx) as b:
             g = kit.new_game(b, board="ireland", players=2, seats=HUMANS)
             gid = g["game"]
-            toks = [kit.token(s["url"]) for s in g["links"]["seats"]]
+            toks = [kit.claim(b, s["url"]) for s in g["links"]["seats"]]
             with a.websocket_connect(f"/ws/games/{gid}") as w0, b.websocket_connect(f"/ws/games/{gid}") as w1:
                 socks = [Sock(w0, "a"), Sock(w1, "b")]
                 socks[0].hello(toks[0])
@@ -202,7 +202,7 @@ def test_nothing_secret_crosses_redis(tmp_path: Path) -> None:
                 g = kit.new_game(a, board="ireland", players=3,
                                  seats=[{"kind": "human"}, {"kind": "human"}, {"kind": "easy"}])
                 gid = g["game"]
-                toks = [kit.token(s["url"]) for s in g["links"]["seats"][:2]]
+                toks = [kit.claim(a, s["url"]) for s in g["links"]["seats"][:2]]
                 path = f"/ws/games/{gid}"
                 with a.websocket_connect(path) as w0, b.websocket_connect(path) as w1:
                     socks = [Sock(w0), Sock(w1)]
@@ -251,7 +251,7 @@ def test_no_frame_across_two_workers_holds_another_seats_secrets(tmp_path: Path)
             g = kit.new_game(a, board="ireland", players=3,
                              seats=[{"kind": "human"}, {"kind": "human"}, {"kind": "easy"}])
             gid = g["game"]
-            toks = [kit.token(s["url"]) for s in g["links"]["seats"][:2]]
+            toks = [kit.claim(a, s["url"]) for s in g["links"]["seats"][:2]]
             path = f"/ws/games/{gid}"
             with a.websocket_connect(path) as w0, b.websocket_connect(path) as w1, \
                     b.websocket_connect(path) as ws:
@@ -293,7 +293,7 @@ def test_a_worker_shut_down_mid_game_its_player_carries_on_at_the_other(tmp_path
                 seats = [{"kind": "human"}, {"kind": "easy"}]
                 g = kit.new_game(a, board="ireland", players=2, seats=seats)
                 gid = g["game"]
-                tok = kit.token(g["links"]["seats"][0]["url"])
+                tok = kit.claim(a, g["links"]["seats"][0]["url"])
                 with b.websocket_connect(f"/ws/games/{gid}") as wsp:
                     Sock(wsp).hello(kit.token(g["links"]["spectator"]))  # worker B holds it too
                 with a.websocket_connect(f"/ws/games/{gid}") as w:
@@ -455,7 +455,7 @@ def test_a_worker_that_lost_the_race_catches_up_and_answers_stale(tmp_path: Path
             gid = g["game"]
             # The two devices belong to the seat that is to move first.
             first = hub(a, gid).match.state.current_player
-            tok = kit.token(g["links"]["seats"][first]["url"])
+            tok = kit.claim(a, g["links"]["seats"][first]["url"])
             path = f"/ws/games/{gid}"
             with a.websocket_connect(path) as wa, b.websocket_connect(path) as wb:
                 da, db_ = Sock(wa, "a"), Sock(wb, "b")
@@ -487,7 +487,7 @@ def test_a_link_revoked_on_one_worker_is_closed_on_the_other(tmp_path: Path) -> 
                 worker(tmp_path, db, r, pfx, heal_interval=600) as b:
             g = kit.new_game(a, board="ireland", players=2, seats=HUMANS)
             gid = g["game"]
-            tok, admin = kit.token(g["links"]["seats"][1]["url"]), kit.token(g["links"]["admin"])
+            tok, admin = kit.claim(a, g["links"]["seats"][1]["url"]), kit.token(g["links"]["admin"])
             with b.websocket_connect(f"/ws/games/{gid}") as w:
                 s = Sock(w)
                 s.hello(tok)
@@ -509,7 +509,7 @@ def test_a_seat_online_on_another_worker_is_not_handed_to_a_bot(tmp_path: Path) 
         with worker(tmp_path, db, r, pfx) as a, worker(tmp_path, db, r, pfx) as b:
             g = kit.new_game(a, board="ireland", players=2, seats=HUMANS)
             gid = g["game"]
-            toks = [kit.token(s["url"]) for s in g["links"]["seats"]]
+            toks = [kit.claim(a, s["url"]) for s in g["links"]["seats"]]
             auth = {"Authorization": f"Bearer {toks[0]}"}
             with a.websocket_connect(f"/ws/games/{gid}") as w0:
                 s0 = Sock(w0)
@@ -584,7 +584,8 @@ def test_a_player_of_a_killed_serve_process_carries_on_at_the_other_worker(tmp_p
             res = httpx.post(f"http://127.0.0.1:{port}/api/games", json=body, timeout=10)
             assert res.status_code == 201, res.text
             g = res.json()
-            gid, tok = g["game"], kit.token(g["links"]["seats"][0]["url"])
+            with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as live:
+                gid, tok = g["game"], kit.claim(live, g["links"]["seats"][0]["url"])
             acked: list[str] = []
             with connect(f"ws://127.0.0.1:{port}/ws/games/{gid}") as ws:
                 ws.send(json.dumps({"type": "hello", "token": tok, "since": -1}))
@@ -635,7 +636,7 @@ def test_presence_is_shared_between_workers(tmp_path: Path) -> None:
                 worker(tmp_path, db, r, pfx, heal_interval=600) as b:
             g = kit.new_game(a, board="ireland", players=2, seats=HUMANS)
             gid = g["game"]
-            toks = [kit.token(s["url"]) for s in g["links"]["seats"]]
+            toks = [kit.claim(a, s["url"]) for s in g["links"]["seats"]]
             with a.websocket_connect(f"/ws/games/{gid}") as w0:
                 s0 = Sock(w0)
                 assert s0.hello(toks[0])["online"] == [True, False]

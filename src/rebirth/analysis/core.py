@@ -38,6 +38,7 @@ from rebirth.engine.game import Game, Setup
 from rebirth.engine.infoset import Visibility
 from rebirth.engine.messages import render_message
 from rebirth.engine.records import replay
+from rebirth.engine.replay import ChanceEntry, LogEntry, ReplayedStep, entry_from_json, replay_log
 from rebirth.engine.state import State
 from rebirth.engine.tiles import tile_code
 from rebirth.engine.views import View
@@ -373,45 +374,56 @@ def analyse(record: Any, seat: int | None = None, *, worlds: int = DEFAULT_WORLD
     # Per seat, what its last move was expected to be worth (for the luck of the next draw).
     expected: dict[int, Estimate] = {}
     last_seat = -1
+    before: View | None = None
     total = len(record["actions"])
-    for i, entry in enumerate(record["actions"]):
+
+    # The engine's one replay walks the record (engine/replay.py); the analysis looks at
+    # each decision just before it is applied and at the draw just after.
+    def look_before(i: int, entry: LogEntry) -> None:
+        nonlocal last_seat, before
         if progress is not None and i:
             progress(i, total)
-        if "chance" in entry:
-            state.apply(str(entry["chance"]))
+        if isinstance(entry, ChanceEntry):
+            return
+        p = entry.seat
+        text = entry.text
+        last_seat = p
+        before = state.view(p) if p in seats else None
+        if before is None:
+            return
+        aid = state.action_id(parse_action(text))
+        assert aid is not None  # the record replayed: every action is legal
+        rng = _seed_rng(seed, i, p)
+        if len(before.legal_action_ids) > 1:
+            dec, world = analyse_decision(game, before, aid, worlds=worlds, top_k=top_k,
+                                          rng=rng, index=i)
+            worlds_of[len(decisions)] = world
+            decisions.append(dec)
+            expected[p] = dec.played
+        else:
+            forced[p] += 1
+            ws = Worlds(game, before, worlds, rng)
+            expected[p] = summarise(text, ws.outcomes(aid))
+
+    def look_after(step: ReplayedStep) -> None:
+        i = step.index
+        entry = step.entry
+        if isinstance(entry, ChanceEntry):
             owner = last_seat
             if owner in seats and owner in expected and not state.is_terminal():
                 v = state.view(owner)
                 after = evaluate_position(game, v, worlds=worlds, rng=_seed_rng(seed, i, owner, "v"))
-                luck.append(_luck(i, owner, "reveal", str(entry["chance"]).split()[-1],
+                luck.append(_luck(i, owner, "reveal", entry.text.split()[-1],
                                   expected.pop(owner), after))
-            continue
-        p = int(entry["seat"])
-        text = str(entry["action"])
-        last_seat = p
-        before = state.view(p) if p in seats else None
-        if before is not None:
-            aid = state.action_id(parse_action(text))
-            assert aid is not None  # the record replayed: every action is legal
-            rng = _seed_rng(seed, i, p)
-            if len(before.legal_action_ids) > 1:
-                dec, world = analyse_decision(game, before, aid, worlds=worlds, top_k=top_k,
-                                              rng=rng, index=i)
-                worlds_of[len(decisions)] = world
-                decisions.append(dec)
-                expected[p] = dec.played
-            else:
-                forced[p] += 1
-                ws = Worlds(game, before, worlds, rng)
-                expected[p] = summarise(text, ws.outcomes(aid))
-        state.apply(text)
+            return
+        p = entry.seat
         if before is None:
-            continue
+            return
         if state.is_terminal():
             expected.pop(p, None)
-            continue
+            return
         if state.is_chance_node():
-            continue
+            return
         after_view = state.view(p)
         drew = after_view.supply_counts[p] < before.supply_counts[p] and after_view.hand is not None
         if drew and p in expected:
@@ -426,6 +438,9 @@ def analyse(record: Any, seat: int | None = None, *, worlds: int = DEFAULT_WORLD
                 luck.append(draw_luck(game, after_view, worlds=worlds, rng=rng, index=i))
         elif after_view.current_player != p:
             expected.pop(p, None)
+
+    replay_log(state, [entry_from_json(e) for e in record["actions"]], before_step=look_before,
+               on_step=look_after)
 
     if progress is not None:
         progress(total, total)

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import io
 import math
-import multiprocessing
 import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rebirth.app.distributed import BACKENDS, BackendError, run_on_ray
+from rebirth.app.distributed import BackendError, run_tasks
 from rebirth.app.fileio import write_atomic
 from rebirth.app.match import HUMAN, Match
 from rebirth.bots.base import BOT_KINDS
@@ -215,27 +214,12 @@ def iter_outcomes(config: ArenaConfig, jobs: int = 1, *, backend: str = "local",
     """
     if jobs < 1:
         raise ArenaError(f"--jobs must be at least 1, got {jobs}")
-    if backend not in BACKENDS:
-        raise ArenaError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
-    if address is not None and backend != "ray":
-        raise ArenaError("--address joins a Ray cluster: it needs --backend ray")
     tasks = [(config.board, config.players, tuple(config.variants), config.seats, config.seed, i)
              for i in range(config.rounded_games)]
-    if backend == "ray":
-        try:
-            yield from run_on_ray(_play_star, tasks, num_cpus=jobs, address=address)
-        except BackendError as exc:
-            raise ArenaError(str(exc)) from exc
-        return
-    if jobs == 1:
-        for t in tasks:
-            yield _play_star(t)
-        return
-    # spawn: the same behaviour on every platform, and no fork of a threaded parent
-    # (the progress bar runs a refresh thread).
-    ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(min(jobs, len(tasks))) as pool:
-        yield from pool.imap(_play_star, tasks)
+    try:
+        yield from run_tasks(_play_star, tasks, jobs=jobs, backend=backend, address=address)
+    except BackendError as exc:
+        raise ArenaError(str(exc)) from exc
 
 
 def run_arena(config: ArenaConfig, jobs: int = 1,

@@ -1,6 +1,6 @@
 """Running batches of seeded games on Ray (the optional extra ``[scale]``).
 
-The arena (and, later, self-play) hands this module a list of tasks whose arguments hold
+The arena and self-play hand this module a list of tasks whose arguments hold
 everything a game depends on (configuration, seed, game index). Games are grouped into
 batches, one Ray task each; a task that Ray retries after a lost worker therefore plays
 exactly the same games again. Results come back in task order whatever the order in
@@ -13,6 +13,7 @@ shut down afterwards; with one, the run joins that cluster (``ray://HOST:PORT`` 
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
@@ -101,9 +102,39 @@ def run_on_ray(fn: Callable[[T], R], tasks: Sequence[T], *, num_cpus: int,
             ray.shutdown()
 
 
+def run_tasks(fn: Callable[[T], R], tasks: Sequence[T], *, jobs: int = 1, backend: str = "local",
+              address: str | None = None) -> Iterator[R]:
+    """``fn(task)`` for every task, yielded in task order, on the chosen backend: in this
+    process (``jobs`` 1), in ``jobs`` worker processes, or on Ray (a local instance of
+    ``jobs`` CPUs, or the cluster at ``address``). The arena and self-play both run here,
+    so the same seeds give the same results on every backend.
+
+    Raises :class:`BackendError` for a bad backend, an address without Ray, or Ray that
+    cannot run; ``ValueError`` for ``jobs`` below 1.
+    """
+    if jobs < 1:
+        raise ValueError(f"--jobs must be at least 1, got {jobs}")
+    if backend not in BACKENDS:
+        raise BackendError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
+    if address is not None and backend != "ray":
+        raise BackendError("--address joins a Ray cluster: it needs --backend ray")
+    if backend == "ray":
+        yield from run_on_ray(fn, tasks, num_cpus=jobs, address=address)
+        return
+    if jobs == 1 or len(tasks) <= 1:
+        for t in tasks:
+            yield fn(t)
+        return
+    # spawn: the same behaviour on every platform, and no fork of a threaded parent
+    # (a progress bar runs a refresh thread).
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(min(jobs, len(tasks))) as pool:
+        yield from pool.imap(fn, tasks)
+
+
 def _run_batch(fn: Callable[[T], R], part: list[T]) -> list[R]:
     """One Ray task: the games of one batch, in order."""
     return [fn(t) for t in part]
 
 
-__all__ = ["BACKENDS", "RETRIES", "BackendError", "batch_size", "batches", "run_on_ray"]
+__all__ = ["BACKENDS", "RETRIES", "BackendError", "batch_size", "batches", "run_on_ray", "run_tasks"]

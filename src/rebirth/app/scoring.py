@@ -26,9 +26,9 @@ from rebirth.engine.position import (
     end_scoring,
     settlement_standings,
 )
-from rebirth.engine.records import RecordError, replay
+from rebirth.engine.records import RecordError, replay_game
 from rebirth.engine.state import State, uf_find
-from rebirth.engine.table import TableState
+from rebirth.engine.table import TableGame
 from rebirth.engine.tiles import TILE_CODES, starting_tiles, tile_code
 
 
@@ -61,26 +61,25 @@ def _board_state(state: State) -> State:
     return state.board_copy() if state.done else state
 
 
-def _position_of(state: State) -> Position:
-    if isinstance(state, TableState):
-        return state.position()
-    return Position.from_state(state, secrets=True)
-
-
 def from_record(record: Any, board_file: str | None) -> Scored:
     """Score a record at its last position (RecordError / PositionError on bad input)."""
     board = load_board(board_file) if board_file else None
-    state = replay(record, board=board)
+    got = replay_game(record, board=board)
     names = [str(p.get("name", f"Player {i + 1}")) if isinstance(p, dict) else f"Player {i + 1}"
              for i, p in enumerate(record["players"])]
-    if state.is_chance_node():
+    if got.is_chance_node():
         raise RecordError("record: it ends at a pending outcome; enter it first")
+    state = got.state if isinstance(got, TableGame) else got
     if state.done:
+        board_state = _board_state(state)
+        if isinstance(got, TableGame):
+            pos = got.board_copy().position()
+        else:
+            pos = Position.from_state(board_state, secrets=True)
         return Scored(state.game, names, True, None, state.score[:],
                       [state.breakdown(q) for q in range(state.n)], state.winners,
-                      list(state.final_events), True, _position_of(_board_state(state)),
-                      _board_state(state))
-    pos = _position_of(state)
+                      list(state.final_events), True, pos, board_state)
+    pos = got.position() if isinstance(got, TableGame) else Position.from_state(state, secrets=True)
     return _from_position(state.game, pos, names, state)
 
 

@@ -63,6 +63,17 @@ def _add_game_options(p: argparse.ArgumentParser, *, seats: bool = True) -> None
         p.add_argument("--seed", type=int_in(-SEED_LIMIT, SEED_LIMIT), default=None)
 
 
+def _add_backend_options(p: argparse.ArgumentParser) -> None:
+    """--jobs, --backend and --address: where the seeded games of a batch command run."""
+    p.add_argument("--jobs", type=int_in(1, 256), default=1,
+                   help="parallel worker processes (with --backend ray: CPUs of the local Ray instance)")
+    p.add_argument("--backend", choices=BACKENDS, default="local",
+                   help="local: worker processes of this machine (default); ray: Ray tasks "
+                        "(pip install 'rebirth[scale]')")
+    p.add_argument("--address", default=None, metavar="ADDR",
+                   help="with --backend ray: join the Ray cluster at ADDR instead of starting one")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rebirth",
@@ -120,13 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--seats", required=True,
                        help="comma-separated bot or level names, one per seat, e.g. hard,greedy,greedy")
     arena.add_argument("--games", type=int_in(1, 1_000_000), default=60)
-    arena.add_argument("--jobs", type=int_in(1, 256), default=1,
-                       help="parallel worker processes (with --backend ray: CPUs of the local Ray instance)")
-    arena.add_argument("--backend", choices=BACKENDS, default="local",
-                       help="local: worker processes of this machine (default); ray: Ray tasks "
-                            "(pip install 'rebirth[scale]')")
-    arena.add_argument("--address", default=None, metavar="ADDR",
-                       help="with --backend ray: join the Ray cluster at ADDR instead of starting one")
+    _add_backend_options(arena)
     arena.add_argument("--seed", type=int_in(-SEED_LIMIT, SEED_LIMIT), default=0)
     arena.add_argument("--out", default=None, metavar="DIR",
                        help="write results.json and a score plot (PNG) here")
@@ -139,7 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--games", type=int_in(1, 1_000_000), required=True)
     sp.add_argument("--out", required=True, metavar="DIR", help="a new folder for the data")
     sp.add_argument("--seed", type=int_in(-SEED_LIMIT, SEED_LIMIT), default=0)
-    sp.add_argument("--jobs", type=int_in(1, 256), default=1, help="parallel worker processes")
+    _add_backend_options(sp)
     sp.add_argument("--epsilon", type=float, default=0.05,
                     help="share of moves played at random for variety (0..1, default 0.05)")
 

@@ -32,6 +32,8 @@ def run(args: argparse.Namespace) -> int:
                           args.jobs)
         # Checked before any game is played, so no run is wasted on a bad folder.
         check_out_dir(out)
+        if args.address is not None and args.backend != "ray":
+            raise SelfPlayError("--address joins a Ray cluster: it needs --backend ray")
     except (SelfPlayError, MapError, SetupError, DataError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -44,9 +46,13 @@ def run(args: argparse.Namespace) -> int:
                 task = bar.add_task("games", total=config.games, positions=0)
                 manifest = run_selfplay(
                     config, out, args.jobs,
-                    progress=lambda done, pos: bar.update(task, completed=done, positions=pos))
+                    progress=lambda done, pos: bar.update(task, completed=done, positions=pos),
+                    backend=args.backend, address=args.address)
         else:
-            manifest = run_selfplay(config, out, args.jobs)
+            manifest = run_selfplay(config, out, args.jobs, backend=args.backend, address=args.address)
+    except SelfPlayError as exc:  # the ray backend: Ray missing or no cluster at --address
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:
         print(f"error: cannot write the data to {out}: {exc.strerror or exc}", file=sys.stderr)
         return 1

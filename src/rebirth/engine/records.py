@@ -34,7 +34,7 @@ from rebirth.engine.replay import (
     replay_log,
 )
 from rebirth.engine.state import State
-from rebirth.engine.table import TableState, apply_table_chance
+from rebirth.engine.table import TableGame, apply_table_chance
 from rebirth.engine.tiles import NEUTRAL, tile_code
 
 FORMAT = "rebirth-record"
@@ -147,7 +147,18 @@ def _require(cond: bool, msg: str) -> None:
 def replay(record: Any, *, board: Board | None = None,
            on_events: Callable[[int, list[Event]], None] | None = None,
            on_step: Callable[[ReplayedStep], None] | None = None) -> State:
-    """Replay a decoded record and verify it; returns the final state.
+    """Replay a decoded record and verify it; returns the final engine state (for a table
+    record the state its :class:`~rebirth.engine.table.TableGame` holds; see
+    :func:`replay_game`). Raises :class:`RecordError` as :func:`replay_game` does."""
+    got = replay_game(record, board=board, on_events=on_events, on_step=on_step)
+    return got.state if isinstance(got, TableGame) else got
+
+
+def replay_game(record: Any, *, board: Board | None = None,
+                on_events: Callable[[int, list[Event]], None] | None = None,
+                on_step: Callable[[ReplayedStep], None] | None = None) -> State | TableGame:
+    """Replay a decoded record and verify it; returns the final state, or for a record
+    entered at the table (``"table": true``) the table game.
 
     ``on_step`` (or the older ``on_events``, given the entry's index) hears every entry
     with its events as it is re-entered. Raises :class:`RecordError` naming the first bad
@@ -265,23 +276,26 @@ def _say(exc: ReplayError, *, table: bool) -> str:
     return f"{where}: {exc.cause}"
 
 
-def table_record(state: TableState, seats: Sequence[Any] | None = None) -> dict[str, Any]:
+def table_record(game: TableGame, seats: Sequence[Any] | None = None) -> dict[str, Any]:
     """The record of a table game (``"table": true``; see docs/records.md)."""
-    rec = make_record(state, list(seats) if seats is not None else None)
+    state = game.state
+    rec = _header(state, list(seats) if seats is not None else None)
+    rec.update(setup=game.setup.to_json(), actions=game.history_json())
+    if state.is_terminal():
+        rec["result"] = result_json(state)
     rec["table"] = True
-    rec.pop("seed", None)
     return rec
 
 
 def replay_table(record: dict[str, Any], game: Game, *,
                  on_events: Callable[[int, list[Event]], None] | None = None,
-                 on_step: Callable[[ReplayedStep], None] | None = None) -> TableState:
+                 on_step: Callable[[ReplayedStep], None] | None = None) -> TableGame:
     """Replay and verify a table record whose header :func:`replay` has checked."""
     return _replay_table(record, game, _listener(on_events, on_step))
 
 
 def _replay_table(record: dict[str, Any], game: Game,
-                  hear: Callable[[ReplayedStep], None] | None) -> TableState:
+                  hear: Callable[[ReplayedStep], None] | None) -> TableGame:
     setup = record.get("setup")
     if not isinstance(setup, dict):
         raise RecordError("record: 'setup' must be an object")
@@ -296,7 +310,7 @@ def _replay_table(record: dict[str, Any], game: Game,
         raise RecordError("record: table setup needs an integer 'start_player', a 'display' list "
                           "and a 'tower_tokens' list (null where not entered)")
     try:
-        state = TableState(game, start, [str(c) for c in display],
+        state = TableGame(game, start, [str(c) for c in display],
                            None if tokens is None else [None if t is None else str(t) for t in tokens])
     except SetupError as exc:
         raise RecordError(f"record: {exc}") from exc
@@ -308,7 +322,7 @@ def _replay_table(record: dict[str, Any], game: Game,
             raise RecordError(f"action #{exc.index + 1} ({exc.entry.text}): the record lacks the "
                               f"entry asked for before it ({state.asked()})") from exc
         raise RecordError(_say(exc, table=True)) from exc
-    check_result(state, record.get("result"))
+    check_result(state.state, record.get("result"))
     return state
 
 

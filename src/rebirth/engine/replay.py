@@ -14,14 +14,31 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from rebirth.engine.actions import ActionError
 from rebirth.engine.codec import ActionCodec
 from rebirth.engine.events import Event
 from rebirth.engine.state import State
 
-S = TypeVar("S", bound=State)
+
+class Replayable(Protocol):
+    """What a log replays into: an engine :class:`~rebirth.engine.state.State`, or a table
+    game (:class:`~rebirth.engine.table.TableGame`, which holds one)."""
+
+    @property
+    def current_player(self) -> int: ...
+
+    def is_chance_node(self) -> bool: ...
+
+    def is_terminal(self) -> bool: ...
+
+    def apply(self, action: Any) -> list[Event]: ...
+
+    def history_json(self) -> list[dict[str, Any]]: ...
+
+
+S = TypeVar("S", bound=Replayable)
 
 
 @dataclass(frozen=True)
@@ -60,7 +77,7 @@ def entry_from_json(data: dict[str, Any]) -> LogEntry:
     return ActionEntry(int(data["seat"]), str(data["action"]))
 
 
-def log_of(state: State) -> list[LogEntry]:
+def log_of(state: Replayable) -> list[LogEntry]:
     """The log of a state so far (its ``history_json``) as entries."""
     return [entry_from_json(e) for e in state.history_json()]
 
@@ -122,23 +139,37 @@ def skip_chance(state: State) -> None:
 
 
 def apply_reveal(state: State, text: str) -> list[Event]:
-    """Apply a logged chance text of a normal game (``reveal S2``)."""
-    return state.apply_chance(ActionCodec.parse_chance(text))
+    """Apply a logged chance text of a normal game (``reveal S2``) and advance the chance
+    stream past it, as the authority's draw did."""
+    events = state.apply_chance(ActionCodec.parse_chance(text))
+    skip_chance(state)
+    return events
 
 
 def replay_log(state: S, log: Iterable[LogEntry], *,
+               before_step: Callable[[int, LogEntry], None] | None = None,
                on_step: Callable[[ReplayedStep], None] | None = None,
                apply_chance: Callable[[S, str], list[Event]] | None = None) -> S:
     """Re-enter ``log`` into ``state`` (a fresh state from the game's setup and seed),
     checking every entry; returns the state. Raises :class:`ReplayError` at the first
     entry that does not replay.
 
-    ``on_step`` is told each entry with its events as it is applied. ``apply_chance``
-    applies a chance text (default: a normal game's ``reveal T``; the table mode passes
-    its own, which also takes entered tokens and cards).
+    ``before_step`` is told each entry (with its index) just before it is applied, while
+    ``state`` is still the position it was made in (the analysis looks there); ``on_step``
+    is told each entry with its events once it is applied. ``apply_chance``
+    applies a chance text; it is required unless ``state`` is an engine State (then a
+    normal game's ``reveal T``, advancing the chance stream); the table mode passes its own,
+    which also takes entered tokens and cards (a table has no chance stream).
     """
-    chance = apply_chance or apply_reveal
+    if apply_chance is not None:
+        chance: Callable[[Any, str], list[Event]] = apply_chance
+    elif isinstance(state, State):
+        chance = apply_reveal
+    else:
+        raise TypeError("replay_log: apply_chance is required for a state that is not a State")
     for i, entry in enumerate(log):
+        if before_step is not None:
+            before_step(i, entry)
         if isinstance(entry, ChanceEntry):
             if not state.is_chance_node():
                 raise ReplayError(NO_CHANCE, i, entry, state.current_player)
@@ -146,7 +177,6 @@ def replay_log(state: S, log: Iterable[LogEntry], *,
                 events = chance(state, entry.text)
             except ActionError as exc:
                 raise ReplayError(REFUSED, i, entry, state.current_player, exc) from exc
-            skip_chance(state)
         else:
             if state.is_terminal():
                 raise ReplayError(GAME_OVER, i, entry, state.current_player)
@@ -163,6 +193,23 @@ def replay_log(state: S, log: Iterable[LogEntry], *,
     return state
 
 
-__all__ = ["CHANCE_MISSING", "GAME_OVER", "NO_CHANCE", "REFUSED", "WRONG_SEAT", "ActionEntry",
-           "ChanceEntry", "LogEntry", "ReplayError", "ReplayedStep", "apply_reveal", "draw_chance",
-           "entry_from_json", "log_of", "logged", "replay_log", "skip_chance"]
+__all__ = [
+    "CHANCE_MISSING",
+    "GAME_OVER",
+    "NO_CHANCE",
+    "REFUSED",
+    "WRONG_SEAT",
+    "ActionEntry",
+    "ChanceEntry",
+    "LogEntry",
+    "ReplayError",
+    "Replayable",
+    "ReplayedStep",
+    "apply_reveal",
+    "draw_chance",
+    "entry_from_json",
+    "log_of",
+    "logged",
+    "replay_log",
+    "skip_chance",
+]

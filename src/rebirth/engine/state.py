@@ -197,6 +197,28 @@ class PlacementScore:
     """The copy after the placement (and after the turn's end with ``to_turn_end``)."""
 
 
+class Source:
+    """Where a state's turns and mission cards come from when not from its deal.
+
+    The deal is the default (``State.source`` None, the fast path). Table mode
+    (:mod:`rebirth.engine.table`) passes one: at a physical table nobody knows the next tile
+    or card, so the players name each tile as they place it and the cards at the end; its
+    source decides whose turn it is from the counts and keeps drawn cards unknown.
+    """
+
+    def start_turn(self, state: State) -> None:
+        """Choose the seat to act (or end the game) where the deal's P-7/E-1 loop would."""
+        raise NotImplementedError
+
+    def draw_card(self, state: State, into: list[int]) -> int:
+        """A mission card drawn into ``into`` (K-1, I-9): its index, or -1 for none known."""
+        raise NotImplementedError
+
+    def clone(self) -> Source:
+        """An independent copy (a cloned state clones its source)."""
+        raise NotImplementedError
+
+
 class State:
     """A position of one game. Create with :meth:`Game.new_state` or :meth:`Game.from_setup`."""
 
@@ -223,6 +245,7 @@ class State:
         "rng",
         "score",
         "setup",
+        "source",
         "tiles",
         "tokens_on_towers",
         "turn",
@@ -231,7 +254,7 @@ class State:
     )
 
     def __init__(self, game: Game | None = None, setup: Setup | None = None, *,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, source: Source | None = None) -> None:
         if game is None or setup is None:
             # A bare instance for clone() to fill: a compiled class (mypyc) runs __init__
             # with no arguments inside __new__.
@@ -242,6 +265,7 @@ class State:
         self.board = b
         self.n = n
         self.setup = setup
+        self.source = source
         self.rng = random.Random(seed)
         ns = len(b.spaces)
         self.occupancy = Occupancy.empty(ns, len(b.regions), n)
@@ -280,7 +304,7 @@ class State:
         """Where events go while :meth:`recording`; None (the fast path) builds none."""
         self.done = False
         self.turn = 0
-        self.phase: int = PHASE_PLACE  # a Phase; table mode adds phases of its own
+        self.phase: int = PHASE_PLACE  # a Phase (an int: compared on the hot path)
         self.cur = setup.start_player
         self.tokens_on_towers = [tok_ix[t] for t in setup.tower_tokens]
         # S-6: neutral tiles on every blocker hex with 2 players.
@@ -472,12 +496,12 @@ class State:
 
     def clone(self) -> State:
         """An independent copy (the RNG state included)."""
-        cls = type(self)  # a subclass (table mode, engine/table.py) clones as itself
-        c = cls.__new__(cls)
+        c = State.__new__(State)
         c.game = self.game
         c.board = self.board
         c.n = self.n
         c.setup = self.setup
+        c.source = None if self.source is None else self.source.clone()
         # Random(0) is cheap to build; a seedless Random() would read the OS entropy pool.
         c.rng = random.Random(0)
         c.rng.setstate(self.rng.getstate())
@@ -607,6 +631,58 @@ class State:
         bit = 1 << p
         mine = self.cards.marks[p]
         return [m for m in self.cards.display if not f[m] & bit and m not in mine]
+
+    def spaces_for(self, tile: int) -> list[int]:
+        """The spaces where a tile of kind ``tile`` may go now (P-1…P-4)."""
+        return self._spaces_for(tile)
+
+    def has_space_for(self, tile: int) -> bool:
+        """Whether a tile of kind ``tile`` has any legal space now (else P-7 discards it)."""
+        return self._has_space_for(tile)
+
+    def mark_options(self, p: int) -> list[int]:
+        """The public missions seat ``p`` may put an x2 marker on now (I-8)."""
+        return self._mark_options(p)
+
+    def why_not_place(self, space: int, tile: int) -> dict[str, Any]:
+        """Why a tile of kind ``tile`` may not go on ``space`` now (P-1…P-4), as a message value."""
+        hand = self.tiles.hand
+        p = self.cur
+        held = hand[p]
+        hand[p] = tile
+        try:
+            return self._why_illegal(space)
+        finally:
+            hand[p] = held
+
+    def why_not_mark(self, card: int) -> dict[str, Any]:
+        """Why an x2 marker may not go on mission ``card`` now (I-8), as a message value."""
+        return self._why_illegal(self.game.codec.mark_id(card))
+
+    def place_named(self, p: int, tile: int, space: int) -> None:
+        """Seat ``p`` places a tile of kind ``tile`` it names on ``space`` (legal; no checks):
+        at a table the tile comes from no deal. In an extra-tile phase the tile is the revealed
+        one, then ``tile`` must be it."""
+        if self.phase == PHASE_PLACE:
+            self.tiles.hand[p] = tile
+        self.apply_id(space)
+
+    def discard_named(self, p: int, tile: int) -> None:
+        """P-7 at a table: seat ``p`` shows a tile of kind ``tile`` that has no legal space and
+        discards it; the turn passes on (no checks)."""
+        self.tiles.discarded[p].append(tile)
+        ev = self._events
+        if ev is not None:
+            ev.append(explain.discard(p, tile))
+        self.cur = (p + 1) % self.n
+        self._start_turn()
+
+    def reveal_named(self, p: int, tile: int, unknown: int) -> None:
+        """I-7 at a table: one of seat ``p``'s face-down tiles (stored as ``unknown``) turns
+        out to be of kind ``tile``; then the engine's extra-tile rule goes on (no checks)."""
+        a = self.tiles.set_aside[p]
+        a[a.index(unknown)] = tile
+        self.apply_id(tile)
 
     def legal_action_ids(self) -> list[int]:
         """Legal action ids (see :mod:`rebirth.engine.codec`); the possible outcomes at a chance node."""
@@ -762,6 +838,11 @@ class State:
         c.done = False
         return c
 
+    def finish(self) -> None:
+        """End the game here and score it (E-2…E-4); its events go to the recording open now,
+        if any (table mode ends this way once the drawn cards are entered)."""
+        self._finish()
+
     def end_now(self) -> list[Event]:
         """End the game here and score it (E-2…E-4, the engine's own end scoring); returns
         its events. For "if the game ended now": call it on a :meth:`clone`."""
@@ -857,6 +938,9 @@ class State:
 
     def _start_turn(self) -> None:
         """Find the next player able to act, applying P-7 discards; end the game when none."""
+        if self.source is not None:
+            self.source.start_turn(self)
+            return
         n = self.n
         hand = self.tiles.hand  # changed in place only, so one binding serves the loop
         for _ in range(64 * n):
@@ -1049,6 +1133,8 @@ class State:
 
     def _draw_card(self, into: list[int]) -> int:
         """Draw the top mission card into a player's hidden cards (K-1, I-9); -1 if empty."""
+        if self.source is not None:
+            return self.source.draw_card(self, into)
         if self.cards.next_card >= len(self.cards.deck):
             return -1
         card = self.cards.deck[self.cards.next_card]

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import io
 import json
-import multiprocessing
 import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from rebirth.app.arena import ArenaError, _game, deal_seed, normalize_seats, seat_kinds
+from rebirth.app.distributed import BACKENDS, BackendError, run_tasks
 from rebirth.app.fileio import write_atomic
 from rebirth.app.match import Match
 from rebirth.bots.evaluate import projected
@@ -173,17 +173,15 @@ def tasks(config: SelfPlayConfig) -> list[tuple[str, int, tuple[str, ...], tuple
              config.epsilon) for i in range(config.games)]
 
 
-def iter_games(config: SelfPlayConfig, jobs: int = 1) -> Iterator[GameRows]:
-    """Every game's rows in index order; ``jobs`` > 1 plays them in worker processes."""
-    ts = tasks(config)
-    if jobs == 1:
-        for t in ts:
-            yield _play_star(t)
-        return
-    # spawn, as in the arena: no fork of a parent with a progress-bar thread.
-    ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(min(jobs, len(ts))) as pool:
-        yield from pool.imap(_play_star, ts)
+def iter_games(config: SelfPlayConfig, jobs: int = 1, *, backend: str = "local",
+               address: str | None = None) -> Iterator[GameRows]:
+    """Every game's rows in index order; ``jobs`` > 1 plays them in worker processes, and
+    ``backend="ray"`` as Ray tasks (a local instance of ``jobs`` CPUs, or the cluster at
+    ``address``): the same rows for the same seeds on every backend."""
+    try:
+        yield from run_tasks(_play_star, tasks(config), jobs=jobs, backend=backend, address=address)
+    except BackendError as exc:
+        raise SelfPlayError(str(exc)) from exc
 
 
 def batch_arrays(games: Sequence[GameRows], players: int) -> dict[str, npt.NDArray[Any]]:
@@ -251,12 +249,18 @@ def validate(config: SelfPlayConfig, jobs: int = 1) -> SelfPlayConfig:
 
 def run_selfplay(config: SelfPlayConfig, out: Path | str, jobs: int = 1,
                  progress: Callable[[int, int], None] | None = None,
-                 batch_games: int = BATCH_GAMES) -> dict[str, Any]:
+                 batch_games: int = BATCH_GAMES, *, backend: str = "local",
+                 address: str | None = None) -> dict[str, Any]:
     """Play every game and write the batches, then the manifest (returned).
 
-    ``progress(games done, positions so far)`` after each game.
+    ``progress(games done, positions so far)`` after each game; ``backend`` and
+    ``address`` as for :func:`iter_games`.
     """
     config = validate(config, jobs)
+    if backend not in BACKENDS:
+        raise SelfPlayError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
+    if address is not None and backend != "ray":
+        raise SelfPlayError("--address joins a Ray cluster: it needs --backend ray")
     out = Path(out)
     check_out_dir(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -277,7 +281,7 @@ def run_selfplay(config: SelfPlayConfig, out: Path | str, jobs: int = 1,
                         "positions": len(arrays["seat"])})
         pending.clear()
 
-    for done, g in enumerate(iter_games(config, jobs), start=1):
+    for done, g in enumerate(iter_games(config, jobs, backend=backend, address=address), start=1):
         pending.append(g)
         positions += g.positions
         per_game.append({"index": g.index, "deal_seed": g.deal_seed, "seats": list(g.kinds),

@@ -13,7 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from rebirth.server import analysis, calc, clockapi, data, health, lobby, play, static, table
+from rebirth.server import analysis, calc, clockapi, data, health, lobby, openapi, play, static, table
 from rebirth.server.errors import ApiError, error_response, texts
 from rebirth.server.guard import Guard
 from rebirth.server.hub import GameFactory, Registry, SeedFactory, log
@@ -55,7 +55,10 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
             await registry.close()
             store.close()
 
-    app = FastAPI(title="Rebirth", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    # The OpenAPI schema is served for integrators (and the fuzzer, tests/server/test_openapi.py).
+    app = FastAPI(title="Rebirth", lifespan=lifespan, docs_url=None, redoc_url=None,
+                  openapi_url="/openapi.json", responses=openapi.ERROR_RESPONSES)
+    openapi.install(app)
     app.state.settings = settings
     metrics = Metrics()
     app.state.metrics = metrics

@@ -19,7 +19,7 @@ LANGS = ("en", "de")
 
 CODES = ("bad_message", "bad_token", "revoked", "unknown_game", "not_your_turn", "too_large",
          "hello_first", "server_error", "forbidden", "still_online", "not_human", "unknown_seat",
-         "conflict")
+         "conflict", "claimed")
 """The protocol's error codes with a fixed text (catalog key ``server.<code>``)."""
 
 

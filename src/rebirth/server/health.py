@@ -11,7 +11,7 @@ import asyncio
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Response
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, PlainTextResponse
 from starlette.requests import HTTPConnection
 
 from rebirth.server.deps import RegistryDep
@@ -51,7 +51,7 @@ async def readyz(registry: RegistryDep) -> JSONResponse | dict[str, Any]:
     return {"status": "ready", "checks": checks}
 
 
-@router.get("/metrics")
+@router.get("/metrics", response_class=PlainTextResponse)
 async def metrics(m: MetricsDep) -> Response:
     """Prometheus metrics of this process."""
     body, ctype = m.exposition()

@@ -17,6 +17,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from fastapi import WebSocket
@@ -32,9 +33,10 @@ from rebirth.engine.records import Seat
 from rebirth.engine.replay import LogEntry, ReplayError, logged
 from rebirth.server.clocks import ClockKeeper, adopt_due, resume_all
 from rebirth.server.errors import ApiError, error_frame
+from rebirth.server.invites import insert_invites, invitations
 from rebirth.server.metrics import Metrics
 from rebirth.server.settings import Settings
-from rebirth.server.store import GameRow, StaleWrite, Step, Store, TokenRow, hash_token
+from rebirth.server.store import GameRow, StaleWrite, Step, Store, TokenRow
 
 if TYPE_CHECKING:
     from rebirth.server.broker import Broker
@@ -765,26 +767,17 @@ class Registry:
 
     async def create(self, board: str, kinds: list[str], names: list[str], variants: list[str],
                      lang: str, hotseat: bool, clock: ClockSpec | None = None) -> tuple[Hub, dict[str, Any]]:
-        """Deal and store a new game; returns its hub and the secret tokens (shown once)."""
+        """Deal and store a new game; returns its hub and its secrets (shown once): the seats'
+        (or the hot-seat device's) invitation codes, the spectator and admin tokens."""
         game = self.game_factory(board, len(kinds), variants)
         match = await asyncio.to_thread(Match.start, game, kinds, self.seed_factory(), names)
         gid = secrets.token_urlsafe(9)
         row = GameRow(gid, game.board.id, game.players, sorted(game.variants), lang, hotseat, match.seed,
                       match.state.setup.to_json(), __version__, "playing", 0, match.names, kinds)
-        toks: dict[str, Any] = {"seats": {}, "table": None}
-        rows: list[tuple[str, str, int | None]] = []
-        for i, k in enumerate(kinds):
-            if k == HUMAN:
-                t = secrets.token_urlsafe(24)
-                toks["seats"][i] = t
-                rows.append((hash_token(t), "seat", i))
-        if hotseat:
-            toks["table"] = secrets.token_urlsafe(24)
-            rows.append((hash_token(toks["table"]), "table", None))
-        for role in ("spectator", "admin"):
-            toks[role] = secrets.token_urlsafe(24)
-            rows.append((hash_token(toks[role]), role, None))
-        await asyncio.to_thread(self.store.create_game, row, rows)
+        # Seats get invitations, not tokens: whoever claims one gets its token (server/invites.py).
+        toks, rows, invs = invitations(kinds, hotseat)
+        await asyncio.to_thread(self.store.create_game, row, rows,
+                                partial(insert_invites, game=gid, rows=invs))
         hub = Hub(self, row, game, match)
         if clock is not None:
             await hub.clock.start(clock)

@@ -4,11 +4,11 @@ handing a leaver's seat to a bot (docs/protocol.md). Maps, catalogs and variants
 from __future__ import annotations
 
 import asyncio
-import secrets
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -17,13 +17,15 @@ from rebirth.bots.base import BotError
 from rebirth.engine.board import MapError
 from rebirth.engine.game import SetupError
 from rebirth.engine.messages import UserError
+from rebirth.server import invites
 from rebirth.server.addresses import base_url, is_loopback_host
 from rebirth.server.clocks import ClockBody, spec_of
 from rebirth.server.data import require_board
 from rebirth.server.deps import BearerToken, RegistryDep, SettingsDep
 from rebirth.server.errors import ApiError, texts
 from rebirth.server.hub import Hub
-from rebirth.server.store import TokenRow, hash_token
+from rebirth.server.invites import invite_link
+from rebirth.server.store import TokenRow
 
 router = APIRouter(prefix="/api", tags=["lobby"])
 
@@ -50,6 +52,7 @@ class NewGame(BaseModel):
 
 
 def _link(base: str, game: str, token: str) -> str:
+    """A spectator or admin link: its token in the fragment (those are not invitations)."""
     # The token goes in the fragment: browsers never send it to a server or in a Referer.
     return f"{base}/game/{game}#t={token}"
 
@@ -81,7 +84,8 @@ GameToken = Annotated[TokenRow, Depends(game_token)]
 @router.post("/games", status_code=201)
 async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDep,
                       request: Request) -> dict[str, Any]:
-    """Deal a new game; the answer holds every secret link once."""
+    """Deal a new game; the answer holds the seats' invitations (no seat's token), the
+    spectator and the admin link, once."""
     require_board(body.board)
     clock = spec_of(body.clock, settings.min_clock_s)
     specs = list(body.seats) or [SeatSpec(kind="human")] + [SeatSpec(kind="normal")] * (body.players - 1)
@@ -106,11 +110,13 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
         # Links built on a loopback address work on this computer only; the lobby says so.
         "base": {"url": base, "loopback": is_loopback_host(urlsplit(base).hostname),
                  "public": bool(settings.public_url)},
+        # Invitations, not tokens (issue 15 item 7): a seat's token goes only to the browser
+        # that claims its invitation (POST /api/games/{game}/claim).
         "links": {
             "seats": [{"seat": i, "name": names[i], "kind": kinds[i],
-                       "url": _link(base, gid, toks["seats"][i]) if i in toks["seats"] else None}
+                       "url": invite_link(base, gid, toks["seats"][i]) if i in toks["seats"] else None}
                       for i in range(len(kinds))],
-            "table": _link(base, gid, toks["table"]) if toks["table"] else None,
+            "table": invite_link(base, gid, toks["table"]) if toks["table"] else None,
             "spectator": _link(base, gid, toks["spectator"]),
             "admin": _link(base, gid, toks["admin"]),
         },
@@ -135,20 +141,51 @@ async def game_record(hub: GameHub, tok: GameToken) -> dict[str, Any]:
 @router.post("/games/{game_id}/seats/{seat}/revoke")
 async def revoke(game_id: str, seat: int, registry: RegistryDep, hub: GameHub,
                  tok: GameToken, settings: SettingsDep, request: Request) -> dict[str, Any]:
-    """The admin replaces a seat's link; the old one stops working at once."""
+    """The admin re-opens a seat: a new invitation; the old token (and invitation) stop working
+    at once. The admin never gets a token (a hot-seat game: the device's invitation is new)."""
     if tok.role != "admin":
         raise ApiError(403, "forbidden")
     if not 0 <= seat < hub.game.players:
         raise ApiError(404, "unknown_seat")
     if hub.match.seats[seat].kind != HUMAN:
         raise ApiError(409, "not_human")
-    new = secrets.token_urlsafe(24)
-    old = [c.token_hash for c in hub.conns if c.role == "seat" and c.seat == seat]
-    await asyncio.to_thread(registry.store.replace_seat_token, game_id, seat, hash_token(new))
+    try:
+        role, code = await asyncio.to_thread(invites.reopen, registry.store, game_id, seat, hub.row.hotseat)
+    except SQLAlchemyError as exc:
+        raise ApiError(503, "server_error") from exc
+    old = [c.token_hash for c in hub.conns if c.role == role and (role == "table" or c.seat == seat)]
     for h in {h for h in old if h is not None}:
         await hub.close_token(h)
     await hub.announce()  # other workers close their sockets of the revoked link
-    return {"seat": seat, "url": _link(base_url(settings, request), game_id, new)}
+    return {"seat": seat, "role": role, "url": invite_link(base_url(settings, request), game_id, code)}
+
+
+class ClaimBody(BaseModel):
+    """``POST /api/games/{game}/claim``: the code of an invitation link (``#i=``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    invite: str = Field(min_length=1, max_length=64)
+
+
+CLAIM_STATUS = {"bad_token": 403, "revoked": 403, "claimed": 409}
+"""The answer to a refused claim (server/invites.py ``ClaimRefused``)."""
+
+
+@router.post("/games/{game_id}/claim")
+async def claim_seat(game_id: str, body: ClaimBody, registry: RegistryDep) -> JSONResponse:
+    """The first browser that opens an invitation takes its seat and gets the seat's token
+    (once; the page keeps it). Any later claim of it is refused and gets no token."""
+    if len(game_id) > 64:
+        raise ApiError(404, "unknown_game")
+    try:
+        got = await asyncio.to_thread(invites.claim, registry.store, game_id, body.invite)
+    except invites.ClaimRefused as exc:
+        raise ApiError(CLAIM_STATUS[exc.code], exc.code) from None
+    except SQLAlchemyError as exc:
+        raise ApiError(503, "server_error") from exc
+    answer = {"game": got.game, "role": got.role, "seat": got.seat, "token": got.token}
+    # Shown once, to this browser: no cache may keep it.
+    return JSONResponse(answer, headers={"Cache-Control": "no-store"})
 
 
 @router.post("/games/{game_id}/seats/{seat}/bot")

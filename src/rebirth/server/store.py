@@ -93,6 +93,19 @@ tokens = Table(
     Column("revoked", Boolean, nullable=False, default=False),
 )
 
+# Seat invitations (server/invites.py; migration 0002_invite): a seat's token is made when the
+# first browser claims its invitation.
+invites = Table(
+    "invites", metadata,
+    Column("hash", String(64), primary_key=True),  # SHA-256 hex of the invitation code
+    Column("game", String(32), ForeignKey("games.id"), nullable=False, index=True),
+    Column("role", String(16), nullable=False),  # seat / table (a hot-seat device)
+    Column("seat", Integer, nullable=True),
+    Column("claimed", Boolean, nullable=False),
+    Column("revoked", Boolean, nullable=False),
+    Column("created", Float, nullable=False),
+)
+
 actions = Table(
     "actions", metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
@@ -236,8 +249,10 @@ class Store:
 
     # ------------------------------------------------------------------ writing
 
-    def create_game(self, row: GameRow, token_rows: list[tuple[str, str, int | None]]) -> None:
-        """Store a new game, its seats and its tokens ``(hash, role, seat)``."""
+    def create_game(self, row: GameRow, token_rows: list[tuple[str, str, int | None]],
+                    also: Callable[[Connection], None] | None = None) -> None:
+        """Store a new game, its seats and its tokens ``(hash, role, seat)``; ``also`` writes
+        more rows of it (its invitations, server/invites.py) in the same transaction."""
         with self.tx() as c:
             c.execute(insert(games).values(
                 id=row.id, board=row.board, players=row.players, variants=json.dumps(row.variants),
@@ -248,6 +263,8 @@ class Store:
                                       for i, (n, k) in enumerate(zip(row.names, row.kinds, strict=True))])
             c.execute(insert(tokens), [{"hash": h, "game": row.id, "role": r, "seat": s, "revoked": False}
                                        for h, r, s in token_rows])
+            if also is not None:
+                also(c)
 
     def append(self, game: str, steps: list[Step], version: int, over: bool,
                also: Callable[[Connection], None] | None = None) -> None:
@@ -450,6 +467,11 @@ class Store:
             entries = _table_entries(c, table_id)
         return TableRow(g.id, g.board, g.players, json.loads(g.variants), json.loads(g.names),
                         json.loads(g.colours), json.loads(g.setup), g.lang), entries
+
+    def table_steps(self, table_id: str) -> list[Step]:
+        """A table game's entries in order (empty for an unknown game)."""
+        with self.engine.connect() as c:
+            return _table_entries(c, table_id)
 
     def table_of_token(self, token: str) -> str | None:
         """The id of the table game ``token`` opens (None: unknown)."""

@@ -114,14 +114,14 @@ async def create_table(body: NewTable, tables: TablesDep) -> dict[str, Any]:
 @router.get("/api/tables/{gid}")
 async def table_state(hub: AuthedTable) -> dict[str, Any]:
     """The game now: view, scores, breakdown, what may be entered, the last entry's events."""
-    async with hub.lock:
+    async with hub.current():
         return hub.answer()
 
 
 @router.post("/api/tables/{gid}/entries")
 async def add_entry(body: Entry, hub: AuthedTable) -> dict[str, Any]:
     """Enter what happened at the table; the engine checks it (nothing changes on an error)."""
-    async with hub.lock:
+    async with hub.current():
         await hub.enter(body.entry, body.seat, body.version)
         return hub.answer()
 
@@ -129,7 +129,7 @@ async def add_entry(body: Entry, hub: AuthedTable) -> dict[str, Any]:
 @router.post("/api/tables/{gid}/undo")
 async def undo(body: Undo, hub: AuthedTable) -> dict[str, Any]:
     """Take back the last ``count`` entries (deleted from the log in one transaction)."""
-    async with hub.lock:
+    async with hub.current():
         await hub.undo(body.count, body.version)
         return hub.answer()
 
@@ -137,7 +137,7 @@ async def undo(body: Undo, hub: AuthedTable) -> dict[str, Any]:
 @router.get("/api/tables/{gid}/record")
 async def record(hub: AuthedTable) -> dict[str, Any]:
     """The table record (``"table": true``; replays with ``rebirth replay``)."""
-    async with hub.lock:
+    async with hub.current():
         return hub.record()
 
 

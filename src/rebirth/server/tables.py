@@ -4,23 +4,28 @@ lifespan like the online game's :class:`~rebirth.server.hub.Registry` (docs/tabl
 
 Order of every accepted entry, as for the online game: the engine checks it on a copy, the
 store commits it (off the event loop), and only then does the copy become the game. A restart
-rebuilds a table game by re-entering its stored entries (the engine checks each).
+rebuilds a table game by re-entering its stored entries (the engine checks each). Several
+server processes may share one database: every request reads the stored entries first
+(:meth:`TableHub.current`) and re-enters them when another process changed them, and the
+``UNIQUE(game, seq)`` log refuses a second writer of the same entry.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from rebirth.engine.actions import ActionError
+from rebirth.engine.actions import ActionError, Mark
 from rebirth.engine.events import Event
 from rebirth.engine.records import Seat, table_record
 from rebirth.engine.replay import ReplayedStep, logged, replay_log
-from rebirth.engine.table import TableState, apply_table_chance, new_table_game
+from rebirth.engine.table import TableDiscard, TableGame, apply_table_chance, entry_json, new_table_game
 from rebirth.engine.tiles import TILE_CODES
 from rebirth.server.errors import LANGS, ApiError, texts
 from rebirth.server.store import Step, Store, TableRow, hash_token
@@ -35,30 +40,26 @@ MAX_ID = 64
 """Longer ids are unknown without a database look-up."""
 
 
-def fresh_state(row: TableRow) -> TableState:
+def fresh_state(row: TableRow) -> TableGame:
     """The state of a table game before any entry (raises the engine's set-up errors)."""
     s = row.setup
     return new_table_game(row.board, row.players, start_player=s["start_player"], variants=row.variants,
                           display=s.get("display", []), tower_tokens=s.get("tower_tokens"))
 
 
-def _legal(st: TableState) -> dict[str, Any]:
-    """What may be entered now: per hex the tiles (placements), discards, marks, outcomes."""
+def _legal(st: TableGame) -> dict[str, Any]:
+    """What may be entered now: per hex the tiles (placements), discards, marks, outcomes,
+    from the engine's legal entries (values, not re-parsed text)."""
     out: dict[str, Any] = {"hexes": {}, "discards": [], "marks": [], "outcomes": []}
     if st.is_terminal():
         return out
+    legal = st.legal_actions
     if st.is_chance_node():
-        out["outcomes"] = [st.action_text(o) for o, _ in st.chance_outcomes()]
+        out["outcomes"] = [entry_json(e) for e in legal]
         return out
-    for aid in st.legal_action_ids():
-        text = st.action_text(aid)
-        if text.startswith("discard "):
-            out["discards"].append(text)
-        elif text.startswith("mark "):
-            out["marks"].append(text)
-        else:
-            tile, hexl = text.split("@", 1)
-            out["hexes"].setdefault(hexl, []).append(tile)
+    out["hexes"] = {label: [p.tile for p in places] for label, places in legal.by_hex().items()}
+    out["discards"] = [entry_json(e) for e in legal.of_kind(TableDiscard)]
+    out["marks"] = [entry_json(e) for e in legal.of_kind(Mark)]
     return out
 
 
@@ -68,12 +69,14 @@ class TableHub:
 
     registry: TableRegistry
     row: TableRow
-    state: TableState
+    state: TableGame
     last_entry: str | None = None
     last_events: list[Event] = field(default_factory=list)
     series: list[list[int]] = field(default_factory=list)
     """The scores after each entry (the end screen's chart)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    stored: list[tuple[int | None, str]] = field(default_factory=list)
+    """The entries this hub's state was built from, as stored: (seat, text)."""
 
     @property
     def id(self) -> str:
@@ -100,6 +103,21 @@ class TableHub:
         self.state = replay_log(st, log, on_step=keep, apply_chance=apply_table_chance)
         self.last_entry = log[-1].text if log else None
         self.last_events = events
+        self.stored = [(e.seat, e.text) for e in stored]
+
+    @contextlib.asynccontextmanager
+    async def current(self) -> AsyncIterator[TableHub]:
+        """Hold the hub's lock with its state as stored now: another server process on the
+        same database (a second worker) may have entered or undone entries since this one
+        last looked, so the stored entries are read and, if they differ, re-entered."""
+        async with self.lock:
+            try:
+                stored = await asyncio.to_thread(self.registry.store.table_steps, self.id)
+            except SQLAlchemyError as exc:
+                raise ApiError(503, "server_error") from exc
+            if [(e.seat, e.text) for e in stored] != self.stored:
+                self.replay(stored)
+            yield self
 
     # ------------------------------------------------------------------ reading
 
@@ -117,6 +135,8 @@ class TableHub:
             "remaining": [dict(zip(TILE_CODES, st.remaining(q), strict=True)) for q in range(n)],
             "supply_left": [st.supply_left(q) for q in range(n)],
             "last": {"entry": self.last_entry, "events": [e.to_json(None) for e in self.last_events]},
+            "last_place": None if (lp := st.last_placement()) is None
+            else {"seat": lp[0], "hex": lp[1].label},
             "entries": st.history_json(),
             "series": self.series if st.is_terminal() else [],
             "view": st.view(None).to_json(),
@@ -161,6 +181,7 @@ class TableHub:
             # Storage itself failed (disk full, read-only): say so; nothing was recorded.
             raise ApiError(503, "server_error") from exc
         self.state = trial
+        self.stored.append((stored_seat, stored))
         self.series.append(trial.score[:])
         self.last_entry = stored
         self.last_events = events

@@ -3,6 +3,7 @@ import { BoardView, MapModel } from "./board.js";
 import { SEAT_LETTERS, api, chosenLang, h, loadCatalogs, pickLang, render, scoreChart, setLang, t, translateDom, txt } from "./common.js";
 import { announce, cardOf, endScreen, errorText, publicMission, rememberGame, turnStatus } from "./kit.js";
 import { GameSocket } from "./net.js";
+import { pageToken } from "./seat.js";
 import { clockBox, clockCell, handoverLabel, handoverWait, noticesAt, setClock, setHandover, startTicker } from "./clock.js";
 
 const $ = (id) => document.getElementById(id);
@@ -28,7 +29,8 @@ const S = {
 };
 window.rebirthState = S;
 // The token lives only in this closure and the socket: never in the shared state or a URL sent out.
-const token = new URLSearchParams(location.hash.slice(1)).get("t");
+// A seat's token comes from its claimed invitation, kept in this browser only (seat.js).
+let token = null;
 let board = null;
 let sock = null;
 let previewTimer = null;
@@ -679,12 +681,21 @@ async function init() {
     S.prefs.confirm = pref.checked;
     localStorage.setItem("rebirth.confirm", pref.checked ? "on" : "off");
   });
-  if (!token) { $("status").textContent = t(S.lang, "game.notoken"); return; }
+  let refused = null;
+  try { token = await pageToken(S.gameId); } catch (e) { refused = e; }
+  if (!token && !refused) { $("status").textContent = t(S.lang, "game.notoken"); return; }
   const summary = await api(`/api/games/${encodeURIComponent(S.gameId)}`);
   if (!chosenLang() && (summary.lang === "en" || summary.lang === "de") && summary.lang !== S.lang) {
     // The game's language, as its creator chose it, unless this user chose one.
     S.lang = summary.lang; sel.value = S.lang; setLang(S.lang, false);
     await loadCatalogs(S.lang); translateDom(S.lang);
+  }
+  if (refused) {
+    // An invitation another browser took (or the admin replaced): its words, and no token.
+    $("status").textContent = refused.data?.error?.message?.[S.lang] || refused.message;
+    document.body.dataset.claim = refused.data?.error?.code || "error";
+    document.body.dataset.ready = "1";
+    return;
   }
   S.names = summary.names || [];
   S.kinds = summary.kinds || [];

@@ -1,6 +1,8 @@
-// The lobby: a new game (board, seats, variants, language, hot-seat), its secret links, my games.
+// The lobby: a new game (board, seats, variants, language, hot-seat), its invitations (the
+// creator's own seat claimed in this browser), my games.
 import { api, h, loadCatalogs, pickLang, setLang, t, translateDom, txt } from "./common.js";
 import { forgetGame, myGames, rememberGame } from "./kit.js";
+import { claimInvite, seatPath } from "./seat.js";
 import { clockMenu, clockOf } from "./clock.js";
 
 let lang = pickLang();
@@ -50,26 +52,38 @@ function linkItem(label, url, game) {
     h("a", { href: abs, target: "_blank", rel: "noreferrer" }, t(lang, "lobby.open")));
 }
 
-function showLinks(res, names, board) {
+/** The creator's own seat (hot-seat: the device) is claimed here, in this browser: the page
+ * then opens it from local storage. Every other seat is shown as its invitation. */
+async function showLinks(res, board, playMe) {
   const ul = document.getElementById("links");
   ul.replaceChildren();
   const L = res.links;
-  if (L.table) {
-    ul.append(linkItem(t(lang, "lobby.link.table"), L.table, res.game));
-    rememberGame({ game: res.game, url: L.table, label: t(lang, "lobby.link.table"), board });
-  }
   const warn = document.getElementById("links-local");
   warn.hidden = !(res.base && res.base.loopback);
+  let mine = null;
+  if (L.table) mine = { invite: L.table, label: t(lang, "lobby.link.table") };
+  else if (playMe) {
+    const first = L.seats.find((s) => s.url);
+    if (first) mine = { invite: first.url, seat: first, label: t(lang, "lobby.link.mine", { name: first.name }) };
+  }
+  if (mine && new URL(mine.invite).origin === location.origin) {
+    const claimed = await claimInvite(res.game, new URL(mine.invite).hash.slice(3));
+    const path = seatPath(res.game, claimed.slot);
+    ul.append(linkItem(mine.label, new URL(path, location.origin).href, res.game));
+    rememberGame({ game: res.game, url: path, label: mine.seat?.name || mine.label, board });
+  } else if (mine) {
+    // The links use another address (the public URL) whose browser storage this page cannot
+    // write: the creator's own invitation is claimed when opened there.
+    ul.append(linkItem(mine.label, mine.invite, res.game));
+  }
   for (const s of L.seats) {
-    if (!s.url) continue; // a bot's seat has no link
+    if (!s.url || s === mine?.seat) continue; // a bot's seat has no invitation
     ul.append(linkItem(t(lang, "lobby.link.seat", { name: s.name }), s.url, res.game));
-    if (!L.table && s === L.seats[0]) rememberGame({ game: res.game, url: s.url, label: s.name, board });
   }
   ul.append(linkItem(t(lang, "lobby.link.spectator"), L.spectator, res.game));
   if (L.admin) ul.append(linkItem(t(lang, "lobby.link.admin"), L.admin, res.game));
   document.getElementById("links-sec").hidden = false;
   showMine();
-  void names;
 }
 
 function showMine() {
@@ -102,7 +116,7 @@ async function create(ev) {
   err.textContent = "";
   try {
     const res = await api("/api/games", { method: "POST", body });
-    showLinks(res, seats.map((s) => s.name), body.board);
+    await showLinks(res, body.board, f.get("playme") === "on");
   } catch (e) {
     err.textContent = t(lang, "lobby.error", { why: e.data?.error?.message?.[lang] || e.message });
   }

@@ -92,15 +92,15 @@ function tokenName(id) {
 
 const card = (id) => cardOf(S.boardData, id);
 
-function outcomeLabel(text) {
-  const [kind, arg] = text.split(" ");
-  if (kind === "token") return [h("b", {}, tokenName(arg)), h("span", { class: "small" }, ` ${arg}`)];
-  if (kind === "reveal") return [h("b", {}, t(S.lang, `tile.${arg}`)), h("span", { class: "small" }, ` ${arg}`)];
-  if (kind === "card") {
-    const c = card(arg);
-    return [h("b", {}, arg), " ", h("span", { class: "small" }, txt(c?.text, S.lang))];
+function outcomeLabel(o) {
+  // o: the server's entry facts ({kind, token | tile | card, text}); no text is split here.
+  if (o.kind === "token") return [h("b", {}, tokenName(o.token)), h("span", { class: "small" }, ` ${o.token}`)];
+  if (o.kind === "reveal") return [h("b", {}, t(S.lang, `tile.${o.tile}`)), h("span", { class: "small" }, ` ${o.tile}`)];
+  if (o.kind === "card") {
+    const c = card(o.card);
+    return [h("b", {}, o.card), " ", h("span", { class: "small" }, txt(c?.text, S.lang))];
   }
-  return [text];
+  return [o.text];
 }
 
 function entryButton(text, label, cls = "") {
@@ -127,14 +127,14 @@ function renderPrompt() {
   }
   if (d.asked) {
     el.append(h("p", { class: "t-ask" }, t(S.lang, "table.prompt.asked", { what: txt(d.asked, S.lang) })),
-      h("div", { class: "t-choices" }, ...d.legal.outcomes.map((o) => entryButton(o, outcomeLabel(o), "outcome"))));
+      h("div", { class: "t-choices" }, ...d.legal.outcomes.map((o) => entryButton(o.text, outcomeLabel(o), "outcome"))));
     return;
   }
   if (d.legal.marks.length) {
     el.append(h("p", { class: "t-ask" }, t(S.lang, "table.prompt.mark", { name: who(d.seat) })),
       h("div", { class: "t-choices" }, ...d.legal.marks.map((m) => {
-        const id = m.split(" ")[1];
-        return entryButton(m, [h("b", {}, t(S.lang, "mark.button", { id })), " ",
+        const id = m.mission;
+        return entryButton(m.text, [h("b", {}, t(S.lang, "mark.button", { id })), " ",
           h("span", { class: "small" }, txt(card(id)?.text, S.lang))], "outcome");
       })));
     return;
@@ -145,8 +145,8 @@ function renderPrompt() {
     ? t(S.lang, "table.prompt.extra", { name: who(d.seat), tile: t(S.lang, `tile.${d.view.extra_tile}`) })
     : t(S.lang, "table.prompt.place", { name: who(d.seat) })));
   if (d.legal.discards.length) {
-    el.append(h("div", { class: "t-choices" }, ...d.legal.discards.map((x) => entryButton(x,
-      [t(S.lang, "table.discard", { tile: t(S.lang, `tile.${x.split(" ")[1]}`) })], "discard"))));
+    el.append(h("div", { class: "t-choices" }, ...d.legal.discards.map((x) => entryButton(x.text,
+      [t(S.lang, "table.discard", { tile: t(S.lang, `tile.${x.tile}`) })], "discard"))));
   }
 }
 
@@ -272,8 +272,7 @@ function renderAll() {
   renderPicker();
   const legal = new Set(d.asked || d.over ? [] : Object.keys(d.legal.hexes));
   const last = new Map();
-  const lastPlace = [...d.entries].reverse().find((e) => !e.chance && e.action.includes("@"));
-  if (lastPlace) last.set(lastPlace.seat, lastPlace.action.split("@")[1]);
+  if (d.last_place) last.set(d.last_place.seat, d.last_place.hex);
   S.board.update(d.view, { legal, last, cursor: S.picked || S.cursor, names: names() });
   renderWhy();
   renderScores();
