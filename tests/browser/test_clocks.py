@@ -35,7 +35,7 @@ def test_realtime_timeout_bot_plays_and_the_player_takes_the_seat_back(quick_ser
                                                                       new_context: Any) -> None:
     res = new_game(quick_server, {"board": "scotland", "players": 3, "lang": "en", "seats": [
         {"kind": "human", "name": "Ailsa"}, {"kind": "human", "name": "Brodie"}, {"kind": "easy"}],
-        "clock": {"kind": "realtime", "initial_s": 10, "increment_s": 5}})
+        "clock": {"kind": "realtime", "initial_s": 15, "increment_s": 5}})
     a = open_page(new_context(), res["links"]["seats"][0]["url"])
     b_ctx = new_context()
     b = open_page(b_ctx, res["links"]["seats"][1]["url"])
