@@ -9,8 +9,9 @@ PYTHON=${PYTHON:-.venv/bin/python}
 SHOTS=test-output/screenshots
 rm -rf "$SHOTS"
 "$PYTHON" -m pytest -q -p no:cacheprovider tests/browser/test_play.py tests/browser/test_calculator.py \
-    tests/browser/test_table_page.py
-for name in web-board web-end calculator-desktop calculator-phone table-desktop table-phone table-end; do
+    tests/browser/test_table_page.py tests/browser/test_phone.py
+for name in web-board web-end calculator-desktop calculator-phone table-desktop table-phone table-end \
+        phone-board phone-confirm phone-end; do
     cp "$SHOTS/$name.png" docs/img/
 done
 echo "refreshed docs/img/ from $SHOTS; review with git diff --stat docs/img/"

@@ -16,6 +16,7 @@ from playwright.sync_api import BrowserContext, Page
 
 from rebirth.server.app import create_app
 from rebirth.server.settings import Settings, sqlite_url
+from server.kit import UNLIMITED
 
 CHROMIUM = os.environ.get("REBIRTH_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -37,8 +38,9 @@ class LiveServer:
                  **extra: Any) -> None:
         self.port = port or _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        base: dict[str, Any] = {"database_url": sqlite_url(db), "bot_delay": 0.0, "offline_grace": 0.5}
-        settings = Settings(**{**base, **extra})
+        # No rate limit or cap unless a test asks for one (server/kit.py UNLIMITED).
+        settings = Settings(database_url=sqlite_url(db), bot_delay=0.0, offline_grace=0.5,
+                            **{**UNLIMITED, **extra})
         # A fixed seed makes a scripted game reproducible; None deals from secret seeds.
         app = create_app(settings, seed_factory=None if seed is None else (lambda: seed))
         config = uvicorn.Config(app, host="127.0.0.1", port=self.port,

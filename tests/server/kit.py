@@ -13,11 +13,20 @@ from rebirth.server.app import create_app
 from rebirth.server.hub import GameFactory, SeedFactory
 from rebirth.server.settings import Settings, sqlite_url
 
+UNLIMITED: dict[str, Any] = {
+    "rate_socket": "", "rate_socket_client": "", "rate_create": "", "rate_score": "", "rate_table": "",
+    "max_games_per_client": 0, "max_bot_games": 0, "max_sockets_per_game": 0}
+"""No rate limit and no cap: the tests that are not about them create games and send messages
+as fast as they like (tests/server/test_limits.py lowers them)."""
+
+UNLIMITED_ENV = {f"REBIRTH_{k.upper()}": str(v) for k, v in UNLIMITED.items()}
+"""The same for a server started as a process."""
+
 
 def settings(tmp: Path, **kw: Any) -> Settings:
     """Test settings: a fresh database, no bot pause, no offline grace."""
     base: dict[str, Any] = {"database_url": sqlite_url(tmp / "test.db"), "bot_delay": 0.0,
-                            "offline_grace": 0.0, "web_dir": str(tmp / "web")}
+                            "offline_grace": 0.0, "web_dir": str(tmp / "web"), **UNLIMITED}
     base.update(kw)
     return Settings(**base)
 

@@ -223,3 +223,32 @@ def test_turn_based_deadline_with_a_fake_wall_clock(tmp_path: Path, monkeypatch:
         other = 1 - first
         assert summary["clock"]["running"] == other
         assert summary["clock"]["left"][other] == pytest.approx(86400, abs=1)
+
+
+def test_a_game_out_of_memory_still_times_out(tmp_path: Path) -> None:
+    """An idle game leaves memory (server/lifecycle.py) with its timer; the sweep loads it again
+    once its running seat's deadline has passed, and the time-out happens."""
+    from rebirth.server import clockstore
+    from rebirth.server.store import Store
+
+    with kit.client(tmp_path, min_clock_s=1, hub_idle=0.2) as c:
+        g = kit.new_game(c, board="scotland", players=2, clock={"kind": "realtime", "initial_s": 3},
+                         seats=[{"kind": "human", "name": "Ailsa"}, {"kind": "human", "name": "Brodie"}])
+        gid = g["game"]
+        registry = c.app.state.registry  # type: ignore[attr-defined]
+        deadline = time.monotonic() + 10
+        while gid in registry.hubs:  # nobody is attached: it leaves memory before its deadline
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        store = Store(str(c.app.state.settings.resolved_database_url()))  # type: ignore[attr-defined]
+        try:
+            deadline = time.monotonic() + 20
+            while True:
+                got = clockstore.load(store, gid)
+                assert got is not None
+                if any(got[0].timed_out):
+                    break
+                assert time.monotonic() < deadline, "the time-out never came"
+                time.sleep(0.1)
+        finally:
+            store.close()

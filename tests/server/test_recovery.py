@@ -30,7 +30,7 @@ def _free_port() -> int:
 
 
 def _start(db: Path, port: int) -> subprocess.Popen[str]:
-    env = {**os.environ, "REBIRTH_BOT_DELAY": "0"}
+    env = {**os.environ, **kit.UNLIMITED_ENV, "REBIRTH_BOT_DELAY": "0"}
     proc = subprocess.Popen([sys.executable, "-m", "rebirth.cli.main", "serve", "--port", str(port),
                              "--db", str(db)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True)

@@ -23,7 +23,7 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from server.kit import claim, client, hello, new_game, ping
+from server.kit import UNLIMITED_ENV, claim, client, hello, new_game, ping
 
 WEB = Path(__file__).resolve().parents[2] / "src" / "rebirth" / "web"
 MAPS = Path(__file__).resolve().parents[2] / "src" / "rebirth" / "data" / "maps"
@@ -219,7 +219,7 @@ def test_a_64_mib_chunked_body_is_refused_and_memory_comes_back(tmp_path: Path) 
     answer is a clear 413 and the rest is never read, so six 64 MiB bodies leave the server's
     memory where it was; the server then still answers."""
     port = _free_port()
-    env = {**os.environ, "REBIRTH_BOT_DELAY": "0"}
+    env = {**os.environ, **UNLIMITED_ENV, "REBIRTH_BOT_DELAY": "0"}
     proc = subprocess.Popen([sys.executable, "-m", "rebirth.cli.main", "serve", "--port", str(port),
                              "--db", str(tmp_path / "s.db")], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)

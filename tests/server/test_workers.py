@@ -169,6 +169,9 @@ def test_redis_killed_mid_game_and_restarted_play_goes_on(tmp_path: Path) -> Non
                     assert s.seen >= set(range(1, final + 1)), s.name
             assert registry(a).broker.reconnects >= 1  # type: ignore[union-attr]
             assert registry(b).broker.reconnects >= 1  # type: ignore[union-attr]
+            # Exported for Prometheus (issue 15 item 5/6).
+            n = registry(a).broker.reconnects  # type: ignore[union-attr]
+            assert f"rebirth_redis_reconnects_total {float(n)}" in a.get("/metrics").text
             assert len(check_log(db, gid)) == final
             record_and_replay(a, gid, toks[0], socks[0].view["scores"])
 
@@ -321,7 +324,7 @@ def test_a_worker_shut_down_mid_game_its_player_carries_on_at_the_other(tmp_path
 def _serve(port: int, db: str, r: RedisServer, pfx: str, **extra: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(["src", "tests", os.environ.get("PYTHONPATH", "")]),
            "REBIRTH_DATABASE_URL": db, "REBIRTH_REDIS_URL": r.url, "REBIRTH_REDIS_PREFIX": pfx,
-           "REBIRTH_BOT_DELAY": "0.02", "REBIRTH_HEAL_INTERVAL": "0.3", **extra}
+           "REBIRTH_BOT_DELAY": "0.02", "REBIRTH_HEAL_INTERVAL": "0.3", **kit.UNLIMITED_ENV, **extra}
     return subprocess.Popen([sys.executable, "-m", "rebirth.cli.main", "serve", "--port", str(port)],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -392,7 +395,7 @@ def test_serve_with_workers_serves_games_from_every_worker(tmp_path: Path, n: in
     with database() as db, redis_server() as r:
         port = free_port()
         env = {**os.environ, "PYTHONPATH": "src", "REBIRTH_DATABASE_URL": db, "REBIRTH_REDIS_URL": r.url,
-               "REBIRTH_REDIS_PREFIX": prefix(), "REBIRTH_BOT_DELAY": "0.0"}
+               "REBIRTH_REDIS_PREFIX": prefix(), "REBIRTH_BOT_DELAY": "0.0", **kit.UNLIMITED_ENV}
         proc = subprocess.Popen([sys.executable, "-m", "rebirth.cli.main", "serve", "--workers", str(n),
                                  "--port", str(port)], env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, start_new_session=True)

@@ -457,7 +457,7 @@ def _check(game: Game, pos: Position) -> None:
         k = TILE_CODES.index(t.tile)
         if k >= 2 and sp.kind != SETTLEMENT:
             raise PositionError("error.hex_not_settlement_space", hex=t.hex,
-                                kind=msg(f"space.kind.{SPACE_KINDS[sp.kind]}"))
+                                kind=msg(f"space.kind.a.{SPACE_KINDS[sp.kind]}"))
         if k < 2 and sp.kind == SETTLEMENT:
             raise PositionError("error.hex_settlement_space_farm_cannot", hex=t.hex)
         if n == 2 and sp.blocker:

@@ -883,7 +883,7 @@ class State:
             return msg("error.not_settlement_space_settlement_goes", label=s.label)
         if s.kind == SETTLEMENT:
             return msg("error.settlement_space_farm_never_goes", label=s.label)
-        return msg("error.space_may_use_only_when", label=s.label, kind=msg(f"space.kind.{s.kind_name}"),
+        return msg("error.space_may_use_only_when", label=s.label, kind=msg(f"space.kind.a.{s.kind_name}"),
                    tile=msg(f"tile.{tile_code(t)}.a"))
 
     def apply_id(self, aid: int) -> None:

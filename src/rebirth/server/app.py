@@ -14,13 +14,16 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from rebirth.server import analysis, calc, clockapi, data, health, lobby, openapi, play, static, table
+from rebirth.server.caps import Caps
 from rebirth.server.errors import ApiError, error_response, texts
 from rebirth.server.guard import Guard
 from rebirth.server.hub import GameFactory, Registry, SeedFactory, log
+from rebirth.server.lifecycle import Lifecycle
 from rebirth.server.metrics import Metrics
 from rebirth.server.settings import Settings
 from rebirth.server.store import Store
 from rebirth.server.tables import TableRegistry
+from rebirth.server.throttle import RateLimit, Throttle
 
 access = logging.getLogger("rebirth.access")
 """One JSON line per HTTP request (method, path, route template, status, ms, client)."""
@@ -48,10 +51,17 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
         if settings.redis_url:
             # One worker of several on the same database: Redis tells it when games move on.
             await registry.start_workers()
-        await registry.load_all()
+        # Caps and the games' life in memory (server/caps.py, server/lifecycle.py): the bot
+        # games load in the background, so the server listens at once.
+        app.state.caps = Caps(store, settings.max_games_per_client, settings.max_bot_games,
+                              settings.max_sockets_per_game)
+        lifecycle = Lifecycle(registry, app.state.caps)
+        app.state.lifecycle = lifecycle
+        lifecycle.start()
         try:
             yield
         finally:
+            await lifecycle.drain(settings.shutdown_grace)
             await registry.close()
             store.close()
 
@@ -63,6 +73,9 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     metrics = Metrics()
     app.state.metrics = metrics
 
+    # Rate limits (server/throttle.py), inside the guard: a 429 carries the security headers.
+    app.state.throttle = Throttle(settings, metrics)
+    app.add_middleware(RateLimit, throttle=app.state.throttle)
     # Bounded bodies (counted as they stream), security headers, the WebSocket's Origin check.
     app.add_middleware(Guard, max_bytes=settings.max_message_bytes)
 

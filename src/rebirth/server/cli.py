@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import os
 import socket
 import sys
@@ -104,6 +105,9 @@ def run(args: argparse.Namespace) -> int:
         "host": s.host, "port": s.port, "log_level": "info", "server_header": False,
         "ws_max_size": max(1 << 20, 4 * s.max_message_bytes),
         "proxy_headers": True, "forwarded_allow_ips": s.forwarded_allow_ips,
+        # SIGTERM: stop accepting, close the sockets with 1012 (pages reconnect), wait this long
+        # for requests in flight; the app then finishes each game's step in flight (lifecycle.py).
+        "timeout_graceful_shutdown": max(1, math.ceil(s.shutdown_grace)),
         # The app logs one structured line per request itself (server/app.py); uvicorn's
         # own access line would add the query string, which must never reach a log.
         "access_log": False}

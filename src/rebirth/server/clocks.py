@@ -35,6 +35,9 @@ log = logging.getLogger("rebirth.server")
 wall_time: TimeSource = time.time
 """The server's wall clock (a module attribute, so a test can replace it)."""
 
+HANDOVER_BOT = "greedy"
+"""The level a leaver's seat is handed to: by hand (``Hub.hand_to_bot``) or when its time ran out."""
+
 SLACK = 0.05
 """Seconds the timer fires after the deadline, so the deadline has surely passed."""
 
@@ -217,7 +220,7 @@ class ClockKeeper:
                     return
                 new = copy.deepcopy(st)
                 seat = new.time_out(hub.match.version)
-                bot = hub_bot_kind()
+                bot = HANDOVER_BOT
                 try:
                     await asyncio.to_thread(clockstore.change, hub.store, hub.id, new, self.rev,
                                             hub.committed, {seat: (HUMAN, bot)})
@@ -310,13 +313,6 @@ class ClockKeeper:
             self._timer.cancel()
         if self._task is not None:
             self._task.cancel()
-
-
-def hub_bot_kind() -> str:
-    """The bot a timed-out seat is handed to: the same as a manual hand-over's."""
-    from rebirth.server.hub import HANDOVER_BOT
-
-    return HANDOVER_BOT
 
 
 async def resume_all(registry: Registry) -> None:

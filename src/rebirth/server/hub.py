@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import random
 import secrets
@@ -31,9 +32,11 @@ from rebirth.engine.determinize import preview
 from rebirth.engine.game import Game, Setup
 from rebirth.engine.records import Seat
 from rebirth.engine.replay import LogEntry, ReplayError, logged
-from rebirth.server.clocks import ClockKeeper, adopt_due, resume_all
+from rebirth.server.clocks import HANDOVER_BOT, ClockKeeper, adopt_due, resume_all
 from rebirth.server.errors import ApiError, error_frame
+from rebirth.server.frames import FrameCache, dumps
 from rebirth.server.invites import insert_invites, invitations
+from rebirth.server.lifecycle import retry_delay
 from rebirth.server.metrics import Metrics
 from rebirth.server.settings import Settings
 from rebirth.server.store import GameRow, StaleWrite, Step, Store, TokenRow
@@ -48,8 +51,6 @@ GameFactory = Callable[[str, int, list[str]], Game]
 SeedFactory = Callable[[], "int | None"]
 """The seed of a new game; None (the default): 128 secret bits drawn by the Match."""
 
-HANDOVER_BOT = "greedy"
-"""The level a leaver's seat is handed to."""
 
 SEND_TIMEOUT = 10.0
 
@@ -108,6 +109,12 @@ def new_steps(m: Match, old_version: int) -> list[Step]:
     return [Step(st.version, st.seat, st.text) for st in m.steps if st.version > old_version]
 
 
+def steps_before(m: Match, version: int) -> list[Step]:
+    """The match's own log up to ``version`` (undoing a step the store could not take, when the
+    store cannot be read either)."""
+    return [Step(st.version, st.seat, st.text) for st in m.steps if 0 < st.version <= version]
+
+
 @dataclass(eq=False)
 class Conn:
     """One WebSocket of one device."""
@@ -132,6 +139,19 @@ class Conn:
         try:
             async with self.send_lock:
                 await asyncio.wait_for(self.ws.send_json(msg), SEND_TIMEOUT)
+            return True
+        except Exception:  # a gone or stuck client must not stop the game
+            self.closed = True
+            return False
+
+    async def send_text(self, text: str) -> bool:
+        """Send one message already serialised (a broadcast shares it); False when gone."""
+        if self.closed:
+            return False
+        try:
+            # asyncio.timeout, not wait_for: no task per send (a broadcast makes a thousand).
+            async with self.send_lock, asyncio.timeout(SEND_TIMEOUT):
+                await self.ws.send_text(text)
             return True
         except Exception:  # a gone or stuck client must not stop the game
             self.closed = True
@@ -266,9 +286,9 @@ class Hub:
             await c.send(self._sync_frame(c, -1))
 
     async def _presence(self) -> None:
-        msg = {"type": "presence", "online": self.online(), "handover_at": self.clock.handover_at()}
+        text = dumps({"type": "presence", "online": self.online(), "handover_at": self.clock.handover_at()})
         for c in list(self.conns):
-            await c.send(msg)
+            await c.send_text(text)
 
     async def close_token(self, token_hash_: str) -> None:
         """A revoked token: its sockets are told and closed."""
@@ -352,7 +372,12 @@ class Hub:
             self.clock.failed()
             metrics.store_failures.inc()
             log.exception("game %s: storing version %d failed; rebuilding from the log", self.id, m.version)
-            await self._rebuild()
+            try:
+                await self._rebuild()
+            except Exception:  # the store cannot even be read: undo from the match's own steps
+                log.warning("game %s: the log cannot be read either; undoing from memory", self.id)
+                self.match = await asyncio.to_thread(rebuild, self.game, self.row, steps_before(m, old))
+                self.committed = self.match.version
             raise ServerError from exc
         self.committed = m.version
         self.clock.committed()
@@ -497,6 +522,9 @@ class Hub:
         """Each connection gets the new steps as its seat may see them."""
         m = self.match
         over = m.state.is_terminal()
+        # Connections that see the same (every spectator; devices of one seat) share one text.
+        frames = FrameCache(self.registry.metrics.frames_serialised)
+        online = self.online()
         for c in list(self.conns):
             if c.role is None:
                 continue
@@ -505,12 +533,16 @@ class Hub:
                 c.seat = None
                 ok = await c.send(self._sync_frame(c, -1))
             else:
-                ok = await c.send({"type": "update", "version": m.version, "view": m.view(c.seat).to_json(),
-                                   "events": m.events_for(c.seat, c.last), "online": self.online(),
-                                   "clock": self.clock.frame()})
+                ok = await c.send_text(frames.text((c.seat, c.last),
+                                                   functools.partial(self._update, c.seat, c.last, online)))
                 c.last = m.version
             if not ok and c in self.conns:
                 self.conns.remove(c)
+
+    def _update(self, seat: int | None, last: int, online: list[bool]) -> dict[str, Any]:
+        m = self.match
+        return {"type": "update", "version": m.version, "view": m.view(seat).to_json(),
+                "events": m.events_for(seat, last), "online": online, "clock": self.clock.frame()}
 
     # ------------------------------------------------------------------ bots
 
@@ -576,11 +608,13 @@ class Hub:
                 metrics.action_seconds.labels("bot").observe(time.perf_counter() - start)
                 failures = 0
             except ServerError:
+                # Storage is away (full, read-only, unreachable): try again with backoff, for as
+                # long as it takes — the game resumes by itself once storage works again.
                 failures += 1
-                if failures > 5:
-                    log.error("game %s: bots stopped after repeated storage failures", self.id)
-                    return
-                await asyncio.sleep(1.0)
+                wait = retry_delay(failures, self.registry.settings.bot_retry_max)
+                log.warning("game %s: storing a bot step failed (%d in a row); retrying in %.1f s",
+                            self.id, failures, wait)
+                await asyncio.sleep(wait)
 
     async def hand_to_bot(self, seat: int, grace: float) -> None:
         """A leaver's seat is played by a bot from now on."""
@@ -660,6 +694,9 @@ class Registry:
         """Bot decisions made in this process (a test checks each bot step is thought once)."""
         self.bot_steps = 0
         """Bot decisions of this process that were committed."""
+        self.parked: dict[str, int] = {}
+        """Games dropped from memory while a human was to move, with their version then: the
+        version check adopts them again only once their stored version moved (lifecycle.py)."""
 
     # ------------------------------------------------------------------ several workers
 
@@ -670,6 +707,7 @@ class Registry:
 
         self.broker = Broker(self.settings.redis_url, self.settings.redis_prefix, self._notice,
                              self._heal_now.set)
+        self.metrics.track_redis_reconnects(lambda: self.broker.reconnects if self.broker else 0)
         await self.broker.start()
         self._heal_task = asyncio.get_running_loop().create_task(self._heal_loop())
 
@@ -712,7 +750,11 @@ class Registry:
         worker's, or after a restart) and let their bots carry on. A game whose lock another
         worker holds stays there: each bot game is in the memory of one worker (plus those of
         workers with a connection to it)."""
-        for gid in await asyncio.to_thread(self.store.bot_games):
+        ids = await asyncio.to_thread(self.store.bot_games)
+        if self.parked:
+            moved = await asyncio.to_thread(self.store.versions, [g for g in ids if g in self.parked])
+            ids = [g for g in ids if g not in self.parked or moved.get(g) != self.parked[g]]
+        for gid in ids:
             if gid in self.hubs or not await asyncio.to_thread(self.store.try_bot_lock, gid):
                 continue
             adopted: Hub | None = None
@@ -747,6 +789,7 @@ class Registry:
             hub = Hub(self, row, match.game, match)
             await hub.clock.reload()
             self.hubs[game_id] = hub
+            self.parked.pop(game_id, None)
             return hub
 
     async def load_all(self) -> None:
@@ -756,7 +799,9 @@ class Registry:
         if self.broker is not None:
             await self.adopt()
             return
-        for gid in await asyncio.to_thread(self.store.game_ids, "playing"):
+        # Only games with a bot seat: a game of humans is loaded when a device connects, so the
+        # start does not grow with the number of unfinished games.
+        for gid in await asyncio.to_thread(self.store.bot_games):
             try:
                 hub = await self.get(gid)
             except Exception:  # one broken game must not keep the server from starting

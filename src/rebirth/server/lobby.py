@@ -19,6 +19,7 @@ from rebirth.engine.game import SetupError
 from rebirth.engine.messages import UserError
 from rebirth.server import invites
 from rebirth.server.addresses import base_url, is_loopback_host
+from rebirth.server.caps import Caps
 from rebirth.server.clocks import ClockBody, spec_of
 from rebirth.server.data import require_board
 from rebirth.server.deps import BearerToken, RegistryDep, SettingsDep
@@ -26,6 +27,7 @@ from rebirth.server.errors import ApiError, texts
 from rebirth.server.hub import Hub
 from rebirth.server.invites import invite_link
 from rebirth.server.store import TokenRow
+from rebirth.server.throttle import client_address
 
 router = APIRouter(prefix="/api", tags=["lobby"])
 
@@ -95,14 +97,20 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
     names = [(s.name or "").strip()
              or (f"Player {i + 1}" if s.kind == HUMAN else f"{s.kind.capitalize()} {i + 1}")
              for i, s in enumerate(specs)]
+    caps: Caps = request.app.state.caps
+    client = client_address(request.scope, settings)
     try:
-        hub, toks = await registry.create(body.board, kinds, names, list(body.variants), body.lang,
-                                          body.hotseat, clock)
+        # One creation at a time in this process: the caps' counts cannot be passed by a burst.
+        async with caps.create_lock:
+            await asyncio.to_thread(caps.check_create, client, kinds)
+            hub, toks = await registry.create(body.board, kinds, names, list(body.variants), body.lang,
+                                              body.hotseat, clock)
+            await asyncio.to_thread(caps.created, hub.id, client)
     except (SetupError, MapError, BotError, ValueError) as exc:
         raise ApiError(400, "bad_game", exc.texts() if isinstance(exc, UserError)
                        else {"en": str(exc), "de": str(exc)}) from exc
     except SQLAlchemyError as exc:
-        raise ApiError(503, "server_error") from exc
+        raise ApiError(503, "server_error", texts("server.storage_failed")) from exc
     gid = hub.id
     base = base_url(settings, request)
     return {

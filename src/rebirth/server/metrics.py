@@ -20,12 +20,27 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
+from prometheus_client.core import CounterMetricFamily, Metric
+from prometheus_client.registry import Collector
 
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 """Seconds: from a fast engine step to a slow disk."""
 
 THINK_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 """Seconds a bot thinks: a greedy move takes milliseconds, a hard one about a second."""
+
+
+class _FunctionCounter(Collector):
+    """A counter whose value is read from a function at scrape time (the broker keeps its own
+    count; the metric only reads it)."""
+
+    def __init__(self, name: str, doc: str, read: Callable[[], int]) -> None:
+        self.name, self.doc, self.read = name, doc, read
+
+    def collect(self) -> Iterator[Metric]:
+        family = CounterMetricFamily(self.name, self.doc)
+        family.add_metric([], float(self.read()))
+        yield family
 
 
 class Metrics:
@@ -58,6 +73,24 @@ class Metrics:
         self.request_seconds = Histogram(
             "rebirth_http_request_seconds", "HTTP request time, by route template.",
             ["route"], buckets=LATENCY_BUCKETS, registry=r)
+
+        self.frames_serialised = Counter(
+            "rebirth_frames_serialised", "Broadcast payloads serialised (one per distinct payload of a "
+            "broadcast: spectators share one).", registry=r)
+        self.rate_limited = Counter(
+            "rebirth_rate_limited", "Requests and socket messages refused by a rate limit or a cap, by rule.",
+            ["rule"], registry=r)
+        self.hubs_dropped = Counter(
+            "rebirth_games_dropped", "Idle or finished games dropped from memory (loaded again on demand).",
+            registry=r)
+        self._redis_reconnects: Callable[[], int] = lambda: 0
+        r.register(_FunctionCounter("rebirth_redis_reconnects",
+                                    "Times the Redis subscription was lost and made again.",
+                                    lambda: self._redis_reconnects()))
+
+    def track_redis_reconnects(self, count: Callable[[], int]) -> None:
+        """Read the Redis reconnect count from ``count`` whenever metrics are scraped."""
+        self._redis_reconnects = count
 
     def track_games(self, count: Callable[[], int]) -> None:
         """Read the number of games in memory from ``count`` whenever metrics are scraped."""

@@ -6,17 +6,20 @@ Every refusal is an ``error`` message; the connection stays open and nothing cha
 from __future__ import annotations
 
 import asyncio
+import secrets
 from typing import Any
 
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
 from rebirth.engine.actions import ActionError
+from rebirth.server.caps import Caps
 from rebirth.server.deps import RegistryDep, SettingsDep
-from rebirth.server.errors import error_frame
+from rebirth.server.errors import error_frame, texts
 from rebirth.server.guard import BadJson, bounded_loads
 from rebirth.server.hub import Conn, Hub, ServerError, action_code
 from rebirth.server.store import hash_token
+from rebirth.server.throttle import Throttle, client_address
 
 router = APIRouter(tags=["play"])
 
@@ -30,13 +33,30 @@ async def game_socket(ws: WebSocket, game_id: str, registry: RegistryDep, settin
     """One device's connection to one game."""
     await ws.accept()
     hub = await registry.get(game_id) if len(game_id) <= 64 else None
+    caps: Caps = ws.app.state.caps
+    # No await between the load and the count: the idle sweep cannot drop the game in between.
+    if hub is not None and not caps.attach(hub.id):
+        registry.metrics.rate_limited.labels("sockets").inc()
+        await ws.send_json(error_frame("too_many_sockets", hub.committed,
+                                       texts("server.too_many_sockets", n=caps.max_sockets_per_game),
+                                       {"cap": caps.max_sockets_per_game}))
+        await ws.close(code=1013)  # "try again later"
+        return
+    throttle: Throttle = ws.app.state.throttle
+    client = client_address(ws.scope, settings)
     conn = Conn(ws)
+    conn_key = secrets.token_hex(8)
     registry.metrics.connections.inc()
     try:
         while True:
             msg = await ws.receive()
             if msg["type"] == "websocket.disconnect":
                 break
+            refusal = await throttle.socket_message(conn_key, client)
+            if refusal is not None:
+                await conn.send(error_frame("rate_limited", hub.committed if hub is not None else None,
+                                            refusal.text(), refusal.details()))
+                continue
             raw = msg.get("text")
             if raw is None:
                 data = msg.get("bytes") or b""
@@ -68,6 +88,7 @@ async def game_socket(ws: WebSocket, game_id: str, registry: RegistryDep, settin
         conn.closed = True
         registry.metrics.connections.dec()
         if hub is not None:
+            caps.detach(hub.id)
             # Shielded: a cancelled handler (server shutdown, test client) still updates presence.
             await asyncio.shield(hub.leave(conn))
 
@@ -128,4 +149,6 @@ async def _handle(conn: Conn, hub: Hub | None, obj: dict[str, Any], registry: Re
         text = {"en": exc.message("en"), "de": exc.message("de")}
         await conn.send(error_frame(action_code(exc), hub.committed, text))
     except ServerError:
-        await conn.send(error_frame("server_error", hub.committed))
+        # The storage is away: say so (the code stays server_error for clients that know it).
+        await conn.send(error_frame("server_error", hub.committed, texts("server.storage_failed"),
+                                    {"reason": "storage"}))

@@ -62,6 +62,32 @@ class Settings(BaseSettings):
     """The proxies whose ``X-Forwarded-For``/``-Proto`` headers are believed (comma-separated
     addresses, ``*`` for any): uvicorn's ``--forwarded-allow-ips``."""
 
+    # Limits under load (server/throttle.py, server/caps.py, server/lifecycle.py). Rates are
+    # moving windows in the ``limits`` notation ("20/second;600/minute"); empty: no limit.
+    rate_socket: str = "20/second;600/minute"
+    """WebSocket messages per connection."""
+    rate_socket_client: str = "60/second;3000/minute"
+    """WebSocket messages per client address (all its connections)."""
+    rate_create: str = "20/minute;200/hour"
+    """New games (``POST /api/games``) per client address."""
+    rate_score: str = "10/second;300/minute"
+    """Score requests (``POST /api/score``) per client address."""
+    rate_table: str = "10/second;600/minute"
+    """Table-companion requests (``/api/tables...``) per client address."""
+    max_games_per_client: int = Field(default=20, ge=0)
+    """Unfinished games one client address may have created (0: no cap)."""
+    max_bot_games: int = Field(default=10, ge=0)
+    """Unfinished games without a human seat, on the whole server (0: no cap)."""
+    max_sockets_per_game: int = Field(default=50, ge=0)
+    """Open WebSockets on one game in this process, spectators included (0: no cap)."""
+    hub_idle: float = 120.0
+    """Seconds a game without connections and running bots stays in memory (then it is
+    dropped, and loaded again from the store on demand)."""
+    bot_retry_max: float = 30.0
+    """The longest pause between two tries of a bot game whose step could not be stored."""
+    shutdown_grace: float = 5.0
+    """Seconds ``SIGTERM`` waits for the steps in flight before the server exits."""
+
     @field_validator("public_url")
     @classmethod
     def _public_url(cls, v: str) -> str:

@@ -145,6 +145,14 @@ table_entries = Table(
 )
 
 
+# Who created a game (server/caps.py): a keyed hash of the client address, never the address
+# itself, so that the cap on unfinished games per client holds across restarts and workers.
+game_creators = Table(
+    "game_creators", metadata,
+    Column("game", String(32), ForeignKey("games.id"), primary_key=True),
+    Column("client", String(64), nullable=False, index=True),
+)
+
 class StaleWrite(Exception):
     """Another writer (another worker) stored this game's next step first: nothing was written."""
 

@@ -5,6 +5,8 @@ import { NEUTRAL_COLOUR, SEAT_LETTERS, h, sv, t, txt } from "./common.js";
 
 const SIZE = 20;
 const SQ3 = Math.sqrt(3);
+/** A hex's width (flat side to flat side) in board units: the phone layout sizes taps by it. */
+export const HEX_WIDTH = SIZE * SQ3;
 const REGION_TINTS = ["#e8efe0", "#f3ead9", "#e3ecf3", "#efe3ec", "#f2f0d8", "#e0efed", "#ece6f5", "#f5e6e0"];
 
 function corners(x, y, s) {
@@ -85,6 +87,8 @@ export class BoardView {
       if ((s.markers || []).includes("port")) g.append(sv("text", { x: s.x + 9, y: s.y - 7, class: "marker" }, "⚓"));
       if ((s.markers || []).includes("offshore")) g.append(sv("text", { x: s.x + 8, y: s.y - 7, class: "marker" }, "≈"));
       g.append(sv("g", { class: "tile" }));
+      // The hex's label (e.g. C7), shown when the board has the class show-labels.
+      g.append(sv("text", { x: s.x, y: s.y - 11, class: "hex-label" }, s.label));
       g.addEventListener("pointerenter", () => this.onHover(s.label));
       g.addEventListener("click", (e) => { if (!this.dragged) this.onPick(s.label, e); });
       ground.append(g);

@@ -1,8 +1,9 @@
 // The game page: renders what the server sends for this seat (docs/protocol.md).
 import { BoardView, MapModel } from "./board.js";
 import { SEAT_LETTERS, api, chosenLang, h, loadCatalogs, pickLang, render, scoreChart, setLang, t, translateDom, txt } from "./common.js";
-import { announce, cardOf, endScreen, errorText, publicMission, rememberGame, turnStatus } from "./kit.js";
+import { announce, cardOf, endScreen, errorText, presenceMark, publicMission, rememberGame, structureOwners, turnStatus } from "./kit.js";
 import { GameSocket } from "./net.js";
+import { fitAtEnd, frameTurn, labelsToggle, scoreStrip } from "./phone.js";
 import { pageToken } from "./seat.js";
 import { clockBox, clockCell, handoverLabel, handoverWait, noticesAt, setClock, setHandover, startTicker } from "./clock.js";
 
@@ -65,6 +66,9 @@ function onMessage(msg) {
     S.view = msg.view;
     S.next = S.view?.current_player ?? null;
     setClock(msg.clock, msg.handover_at);
+    // "My games" names this game by who this link plays: the seat's name, or its role.
+    rememberGame({ game: S.gameId, url: location.pathname + location.hash, role: S.role,
+      name: S.role === "seat" ? S.names[S.seat] : undefined });
   } else if (msg.type === "update") {
     S.sent = false; S.error = "";
     S.version = msg.version;
@@ -80,7 +84,9 @@ function onMessage(msg) {
     }
     S.selected = null; S.preview = null;
   } else if (msg.type === "preview") {
-    if (msg.action === S.hover || msg.action === S.selected || msg.action === S.cursor) S.preview = msg;
+    // Only the preview of the hex being placed (the selected one, else the hovered one) is
+    // shown: the mouse crossing other hexes on its way to "Place" must not replace it.
+    if (msg.action === previewLabel()) S.preview = msg;
   } else if (msg.type === "presence") {
     S.online = msg.online;
     setHandover(msg.handover_at);
@@ -158,10 +164,13 @@ function askPreview(label) {
   }, 80);
 }
 
+/** The hex whose preview is shown: the one chosen for "Place", else the one under the pointer. */
+const previewLabel = () => S.selected || S.hover || S.cursor;
+
 function hoverSpace(label) {
   if (!placeable().has(label)) return;
   S.hover = label;
-  askPreview(label);
+  if (!S.selected) askPreview(label);
   renderBoard();
 }
 
@@ -194,7 +203,7 @@ function moveCursor(dx, dy) {
     if (best) S.cursor = best;
   }
   S.hover = S.cursor;
-  askPreview(S.cursor);
+  if (!S.selected) askPreview(S.cursor);
   announce(S.cursor);
   renderBoard();
 }
@@ -273,7 +282,7 @@ function renderHand() {
   }
   const p = $("preview");
   p.replaceChildren();
-  if (S.preview && myTurn()) {
+  if (S.preview && myTurn() && S.preview.action === previewLabel()) {
     p.append(h("h3", {}, `${t(S.lang, "preview.title")} (${S.preview.action})`),
       h("p", { class: "points" }, S.preview.points ? t(S.lang, S.preview.points === 1 ? "preview.point" : "preview.points",
         { points: S.preview.points }) : t(S.lang, "preview.none")),
@@ -298,8 +307,7 @@ function renderPlayers() {
     ul.append(h("li", { class: `player${v.current_player === i && v.phase !== "end" ? " current" : ""}`, "data-seat": i },
       h("span", { class: "swatch", style: `background:${colour(i)}` }, SEAT_LETTERS[i]),
       h("span", { class: "pname" }, S.names[i], i === S.seat ? ` (${t(S.lang, "you")})` : "",
-        h("span", { class: `dot ${online ? "on" : "off"}`, title: t(S.lang, online ? "game.online" : "game.offline") },
-          h("span", { class: "sr-only" }, t(S.lang, online ? "game.online" : "game.offline")))),
+        presenceMark(S.lang, S.kinds[i], online)),
       h("dl", {},
         h("dt", {}, t(S.lang, "panel.score")), h("dd", { class: "score" }, v.scores[i]),
         h("dt", {}, t(S.lang, "panel.tiles")), h("dd", {}, (v.supply_counts[i] || 0) + (v.hand_counts[i] || 0)),
@@ -562,6 +570,10 @@ function renderAll() {
   renderMissions();
   renderLog();
   renderEnd();
+  scoreStrip($("scorebar"), S.lang, S.view, S.names, S.model?.colours, S.seat);
+  // After the prompt is drawn: it takes height from the board, which changes the hexes' size.
+  if (myTurn()) frameTurn(board, [...placeable()], S.version);
+  else if (S.view?.phase === "end") fitAtEnd(board);
   document.body.dataset.version = String(S.version);
   document.body.dataset.phase = S.view?.phase ?? "";
   document.body.dataset.turn = myTurn() ? "mine" : "other";
@@ -582,14 +594,17 @@ async function openReplay() {
   const frames = [];
   let spaces = base.map((x) => [...x]);
   const scores = Array(S.view.players).fill(0);
-  frames.push({ spaces: spaces.map((x) => [...x]), scores: [...scores], lines: [], step: null });
+  const owners = structureOwners(S.model);
+  frames.push({ spaces: spaces.map((x) => [...x]), scores: [...scores], lines: [], step: null, owners: owners.now() });
   for (const st of S.log) {
     if (!st.events.length) continue;
     for (const e of st.events) {
       if (e.kind === "place") spaces[S.model.byLabel.get(e.data.hex)] = [e.seat, e.data.tile];
       if (e.points && e.seat !== null) scores[e.seat] += e.points;
     }
-    frames.push({ spaces: spaces.map((x) => [...x]), scores: [...scores], lines: st.events.map(eventText), step: st });
+    owners.apply(st.events);
+    frames.push({ spaces: spaces.map((x) => [...x]), scores: [...scores], lines: st.events.map(eventText), step: st,
+      owners: owners.now() });
     spaces = spaces.map((x) => [...x]);
   }
   replay = { frames, i: 0, record };
@@ -615,8 +630,9 @@ async function openReplay() {
 function replayKey(e) {
   if (e.key === "ArrowRight") { e.preventDefault(); stepReplay(1); }
   if (e.key === "ArrowLeft") { e.preventDefault(); stepReplay(-1); }
-  if (e.key === "Home") stepReplay(-Infinity);
-  if (e.key === "End") stepReplay(Infinity);
+  // Home/End step to the ends only: left to the browser they also scroll the buttons away.
+  if (e.key === "Home") { e.preventDefault(); stepReplay(-Infinity); }
+  if (e.key === "End") { e.preventDefault(); stepReplay(Infinity); }
   if (e.key === "Escape") closeReplay();
 }
 
@@ -627,7 +643,7 @@ function stepReplay(d) {
   const el = $("replay");
   el.querySelector("#replay-h").textContent = t(S.lang, "replay.title", { n: r.i, total: r.frames.length - 1 });
   el.querySelector(".replay-scores").textContent = f.scores.map((s, q) => `${SEAT_LETTERS[q]} ${S.names[q]}: ${s}`).join(" · ");
-  const view = { ...S.view, spaces: f.spaces, castle_holders: [], cathedral_pieces: [], tower_visits: [] };
+  const view = { ...S.view, spaces: f.spaces, ...f.owners };
   const last = new Map();
   for (const e of f.step?.events || []) if (e.kind === "place") last.set(e.seat, e.data.hex);
   // The complete record names each step's action: step version v is the record's action v.
@@ -702,7 +718,8 @@ async function init() {
   S.boardData = await api(`/api/boards/${encodeURIComponent(summary.board)}`);
   S.model = new MapModel(S.boardData);
   buildBoard();
-  rememberGame({ game: S.gameId, url: location.pathname + location.hash, label: summary.board, board: summary.board });
+  rememberGame({ game: S.gameId, url: location.pathname + location.hash, board: summary.board });
+  labelsToggle($("pref-labels"), $("board"));
   $("zoom-in").addEventListener("click", () => board.zoom(1.25));
   $("zoom-out").addEventListener("click", () => board.zoom(0.8));
   $("zoom-reset").addEventListener("click", () => board.reset());

@@ -76,8 +76,11 @@ function savedList(key, limit, same) {
   return {
     list,
     remember(entry) {
+      // What an earlier entry knew (e.g. the seat's name from the lobby) stays unless replaced.
+      const old = list().find((g) => same(g, entry)) || {};
       const rest = list().filter((g) => !same(g, entry));
-      rest.unshift({ ...entry, when: Date.now() });
+      const known = Object.fromEntries(Object.entries(entry).filter(([, v]) => v !== undefined && v !== null));
+      rest.unshift({ ...old, ...known, when: Date.now() });
       localStorage.setItem(key, JSON.stringify(rest.slice(0, limit)));
     },
     forget(keep) { localStorage.setItem(key, JSON.stringify(list().filter(keep))); },
@@ -95,3 +98,37 @@ export const forgetGame = (game) => games.forget((g) => g.game !== game);
 /** The table games entered on this device (the table companion's list). */
 export const myTables = () => tables.list();
 export const rememberTable = (entry) => tables.remember(entry);
+
+/** The presence mark after a seat's name: online/offline for a person; a bot is never "offline"
+ * (it plays on the server), so it is marked as a bot instead. */
+export function presenceMark(lang, kind, online) {
+  if (kind && kind !== "human") return h("span", { class: "botmark", title: t(lang, `kind.${kind}`) }, t(lang, "game.bot"));
+  const word = t(lang, online ? "game.online" : "game.offline");
+  return h("span", { class: `dot ${online ? "on" : "off"}`, title: word }, h("span", { class: "sr-only" }, word));
+}
+
+/** Who holds each castle and who has been next to each cathedral and tower, step by step, from
+ * the log's events (castle_claim / castle_take, cathedral, tower): the replay's structure owners
+ * in the view's shape (castle_holders, cathedral_pieces, tower_visits). */
+export function structureOwners(model) {
+  const index = new Map(model.structures.map((s) => [`${s.kind}:${s.id}`, s.kindIndex]));
+  const count = (kind) => model.structures.filter((s) => s.kind === kind).length;
+  const castles = Array(count("castle")).fill(-1);
+  const cathedrals = Array.from({ length: count("cathedral") }, () => []);
+  const towers = Array.from({ length: count("tower") }, () => []);
+  const add = (list, k, seat) => { if (k !== undefined && !list[k].includes(seat)) list[k].push(seat); };
+  return {
+    apply(events) {
+      for (const e of events) {
+        if (e.seat === null || e.seat === undefined) continue;
+        if (e.kind === "castle_claim" || e.kind === "castle_take") {
+          const k = index.get(`castle:${e.data?.castle}`);
+          if (k !== undefined) castles[k] = e.seat;
+        } else if (e.kind === "cathedral") add(cathedrals, index.get(`cathedral:${e.data?.cathedral}`), e.seat);
+        else if (e.kind === "tower") add(towers, index.get(`tower:${e.data?.tower}`), e.seat);
+      }
+    },
+    now: () => ({ castle_holders: [...castles], cathedral_pieces: cathedrals.map((x) => [...x]),
+      tower_visits: towers.map((x) => [...x]) }),
+  };
+}

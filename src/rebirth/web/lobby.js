@@ -70,7 +70,7 @@ async function showLinks(res, board, playMe) {
     const claimed = await claimInvite(res.game, new URL(mine.invite).hash.slice(3));
     const path = seatPath(res.game, claimed.slot);
     ul.append(linkItem(mine.label, new URL(path, location.origin).href, res.game));
-    rememberGame({ game: res.game, url: path, label: mine.seat?.name || mine.label, board });
+    rememberGame({ game: res.game, url: path, role: L.table ? "table" : "seat", name: mine.seat?.name, board });
   } else if (mine) {
     // The links use another address (the public URL) whose browser storage this page cannot
     // write: the creator's own invitation is claimed when opened there.
@@ -82,8 +82,20 @@ async function showLinks(res, board, playMe) {
   }
   ul.append(linkItem(t(lang, "lobby.link.spectator"), L.spectator, res.game));
   if (L.admin) ul.append(linkItem(t(lang, "lobby.link.admin"), L.admin, res.game));
-  document.getElementById("links-sec").hidden = false;
+  const sec = document.getElementById("links-sec");
+  sec.hidden = false;
   showMine();
+  // The links are what the creator came for: bring them into view (below the fold otherwise).
+  sec.scrollIntoView({ block: "start" });
+  document.getElementById("links-h").focus({ preventScroll: true });
+}
+
+/** Who a remembered link plays: the seat's name, or the link's role (hot-seat, spectator, admin). */
+function mineWho(g) {
+  if (g.name) return g.name;
+  if (g.role && g.role !== "seat") return t(lang, `lobby.mine.${g.role}`);
+  // Entries saved before roles were kept: a label that is not just the board's id.
+  return g.label && g.label !== g.board ? g.label : "";
 }
 
 function showMine() {
@@ -95,7 +107,8 @@ function showMine() {
     const forget = h("button", { type: "button" }, t(lang, "lobby.forget"));
     forget.addEventListener("click", () => { forgetGame(g.game); showMine(); });
     const status = h("span", { class: "small" });
-    ul.append(h("li", {}, h("a", { href: g.url }, `${t(lang, `board.${g.board}`)} · ${g.label} · ${new Date(g.when).toLocaleString(lang)}`),
+    const parts = [t(lang, `board.${g.board}`), mineWho(g), new Date(g.when).toLocaleString(lang)].filter(Boolean);
+    ul.append(h("li", {}, h("a", { href: g.url }, parts.join(" · ")),
       " ", status, " ", forget));
     // The server keeps no list of a browser's games: ask for each one's public summary.
     api(`/api/games/${encodeURIComponent(g.game)}`).then((s) => {

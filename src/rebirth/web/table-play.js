@@ -32,7 +32,7 @@ async function enter(text) {
     S.busy = false;
     renderAll();
     // The button that was pressed is gone after the re-render: keep the keyboard on the board.
-    if (!document.activeElement || document.activeElement === document.body) $("board").focus();
+    if (!document.activeElement || document.activeElement === document.body) $("board").focus({ preventScroll: true });
   }
 }
 
@@ -82,7 +82,21 @@ function pick(label) {
     S.cursor = label;
   }
   renderAll();
-  if (S.picked) $("picker").querySelector("button")?.focus();
+  if (S.picked) {
+    $("picker").querySelector("button")?.focus({ preventScroll: true });
+    keepInSight(S.picked);
+  }
+}
+
+/** The picker sheet may cover the tapped hex: pan the board (never the page) to show it. */
+function keepInSight(label) {
+  const hex = document.querySelector(`#board g.space[data-label='${label}'] polygon.hex`);
+  const sheet = $("picker").getBoundingClientRect();
+  const box = hex?.getBoundingClientRect();
+  if (!box || box.bottom + 8 <= sheet.top) return;
+  const [, , perPx] = S.board.toBoard(0, 0);
+  const [x, y, w, hh] = S.board.vb;
+  S.board.setViewBox([x, y + (box.bottom + 8 - sheet.top) * perPx, w, hh]);
 }
 
 function tokenName(id) {
@@ -166,7 +180,7 @@ function renderPicker() {
       h("span", { class: "t-code" }, code), h("span", {}, t(S.lang, `tile.${code}`)),
       h("span", { class: "small" }, t(S.lang, "table.left", { n: left })));
     }), h("button", { type: "button", class: "big", id: "picker-cancel",
-      onclick: () => { S.picked = null; renderAll(); $("board").focus(); } }, t(S.lang, "table.cancel"))));
+      onclick: () => { S.picked = null; renderAll(); $("board").focus({ preventScroll: true }); } }, t(S.lang, "table.cancel"))));
   // Hexes are small on a phone: the open neighbours are one tap away if the finger missed.
   const sp = S.model.spaces[S.model.byLabel.get(S.picked)];
   const near = sp.neighbours.map((i) => S.model.spaces[i].label).filter((l) => d.legal.hexes[l]).sort();

@@ -1,7 +1,7 @@
 """Game clocks (issue 16 item 1): one row per game with a clock.
 
-Revision ID: 0003_clocks
-Revises: 0002_invite
+Revision ID: 0004_clocks
+Revises: 0003_limits
 Create Date: 2026-12-01
 
 Self-contained: only the ``clocks`` table (``server/clockstore.py``). ``rev`` counts the clock's
@@ -14,8 +14,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0003_clocks"
-down_revision = "0002_invite"
+revision = "0004_clocks"
+down_revision = "0003_limits"
 branch_labels = None
 depends_on = None
 
