@@ -100,7 +100,7 @@ def test_cli_backend_flags(capsys: pytest.CaptureFixture[str],
 
 
 def _no_ray() -> object:
-    raise BackendError("the ray backend needs Ray: pip install 'rebirth[scale]' (or pip install ray)")
+    raise BackendError("error.arena.no_ray")
 
 
 def test_selfplay_on_ray_writes_the_local_data(local_ray: None, tmp_path: Path) -> None:

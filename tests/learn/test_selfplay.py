@@ -100,7 +100,7 @@ def test_load_refuses_a_folder_without_manifest(tmp_path: Path) -> None:
     with pytest.raises(SelfPlayError, match=r"no manifest\.json"):
         load_dataset(tmp_path)
     (tmp_path / "manifest.json").write_text('{"format": "other"}')
-    with pytest.raises(SelfPlayError, match="not a rebirth-selfplay/1"):
+    with pytest.raises(SelfPlayError, match="not a manifest of format rebirth-selfplay/1"):
         load_dataset(tmp_path)
 
 

@@ -36,7 +36,7 @@ from rebirth.engine.board import Board
 from rebirth.engine.determinize import determinize
 from rebirth.engine.game import Game, Setup
 from rebirth.engine.infoset import Visibility
-from rebirth.engine.messages import render_message
+from rebirth.engine.messages import UserError, render_message
 from rebirth.engine.records import replay
 from rebirth.engine.replay import ChanceEntry, LogEntry, ReplayedStep, entry_from_json, replay_log
 from rebirth.engine.state import State
@@ -62,8 +62,8 @@ MESSAGE_KEYS = (
 """The catalog keys this package renders (data/i18n)."""
 
 
-class AnalysisError(ValueError):
-    """A record or seat that cannot be analysed; the message says why."""
+class AnalysisError(UserError):
+    """A record or seat that cannot be analysed: a catalog key plus arguments saying why."""
 
 
 @dataclass(frozen=True)
@@ -266,10 +266,10 @@ def analyse_decision(game: Game, view: View, played: int, *, worlds: int = DEFAU
     the first world (for explanations). Same view and rng state: same result."""
     seat = view.seat
     if seat is None or view.current_player != seat:
-        raise AnalysisError("only the seat to act has a decision to analyse")
+        raise AnalysisError("error.analysis.not_to_act")
     legal = list(view.legal_action_ids)
     if played not in legal:
-        raise AnalysisError(f"{game.codec.text(played)} is not legal here")
+        raise AnalysisError("error.analysis.not_legal", action=game.codec.text(played))
     ws = Worlds(game, view, worlds, rng)
     ranked = sorted(score_actions(ws.base, seat), key=lambda x: (-x[0], x[1]))
     cands = [a for _, a in ranked[:top_k]]
@@ -351,17 +351,16 @@ def analyse(record: Any, seat: int | None = None, *, worlds: int = DEFAULT_WORLD
     (a redacted one included) and :class:`AnalysisError` for a bad seat or budget.
     """
     if worlds < 2:
-        raise AnalysisError(f"the budget must be at least 2 worlds per decision, not {worlds}")
+        raise AnalysisError("error.analysis.worlds", worlds=worlds)
     if top_k < 1:
-        raise AnalysisError(f"at least one candidate is needed, not {top_k}")
+        raise AnalysisError("error.analysis.top_k", top_k=top_k)
     final = replay(record, board=board)
     if record.get("table") is True:
-        raise AnalysisError("a record entered at the table has no dealt supplies to sample "
-                            "the seats' information from; it cannot be analysed")
+        raise AnalysisError("error.analysis.table")
     game = final.game
     n = game.players
     if seat is not None and not 0 <= seat < n:
-        raise AnalysisError(f"seat {seat + 1} does not exist: this game has seats 1 to {n}")
+        raise AnalysisError("error.analysis.no_seat", seat=seat + 1, n=n)
     names = tuple(str(p.get("name") or f"Player {i + 1}") for i, p in enumerate(record["players"]))
     seats = tuple(range(n)) if seat is None else (seat,)
     sd = record.get("seed")
@@ -487,7 +486,7 @@ def draw_luck(game: Game, view: View, *, worlds: int, rng: random.Random, index:
     far less noisy than two separate estimates."""
     seat = view.seat
     if seat is None or view.hand is None:
-        raise AnalysisError("no tile was drawn into this seat's hand")
+        raise AnalysisError("error.analysis.no_hand")
     seed = rng.getrandbits(64)
     probe = determinize(game, view, random.Random(seed))
     unseen = probe.tiles_of(seat)["supply"] + probe.tiles_of(seat)["hand"]

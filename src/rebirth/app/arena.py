@@ -24,13 +24,15 @@ from rebirth.app.fileio import write_atomic
 from rebirth.app.match import HUMAN, Match
 from rebirth.bots.base import BOT_KINDS
 from rebirth.engine.game import Game
+from rebirth.engine.messages import UserError
 
 ELO_BASE = 1500.0
 Z95 = 1.959963984540054
 
 
-class ArenaError(ValueError):
-    """A configuration the arena refuses (bad seats, game or job counts)."""
+class ArenaError(UserError):
+    """A configuration the arena refuses (bad seats, game or job counts): a catalog key plus
+    arguments."""
 
 
 @dataclass(frozen=True)
@@ -132,14 +134,13 @@ def normalize_seats(seats: Sequence[str] | str, players: int) -> tuple[str, ...]
     items = seats.split(",") if isinstance(seats, str) else list(seats)
     names = tuple(s.strip().lower() for s in items)
     if len(names) != players:
-        raise ArenaError(f"{players} players need {players} seats, got {len(names)}: "
-                         f"{','.join(names)}")
+        raise ArenaError("error.arena.seats", players=players, n=len(names), names=",".join(names))
     known = BOT_KINDS()
     for n in names:
         if n == HUMAN:
-            raise ArenaError("the arena is for bots only; 'human' cannot take a seat")
+            raise ArenaError("error.arena.human")
         if n not in known:
-            raise ArenaError(f"unknown bot {n!r} (choose from {', '.join(known)})")
+            raise ArenaError("error.arena.unknown_bot", name=repr(n), known=", ".join(known))
     return names
 
 
@@ -213,13 +214,13 @@ def iter_outcomes(config: ArenaConfig, jobs: int = 1, *, backend: str = "local",
     are the same as the local backend's for the same configuration.
     """
     if jobs < 1:
-        raise ArenaError(f"--jobs must be at least 1, got {jobs}")
+        raise ArenaError("error.arena.jobs", jobs=jobs)
     tasks = [(config.board, config.players, tuple(config.variants), config.seats, config.seed, i)
              for i in range(config.rounded_games)]
     try:
         yield from run_tasks(_play_star, tasks, jobs=jobs, backend=backend, address=address)
     except BackendError as exc:
-        raise ArenaError(str(exc)) from exc
+        raise ArenaError.like(exc) from exc
 
 
 def run_arena(config: ArenaConfig, jobs: int = 1,
@@ -229,7 +230,7 @@ def run_arena(config: ArenaConfig, jobs: int = 1,
 
     ``backend`` and ``address``: see :func:`iter_outcomes`."""
     if config.games < 1:
-        raise ArenaError(f"--games must be at least 1, got {config.games}")
+        raise ArenaError("error.arena.games", games=config.games)
     seats = normalize_seats(config.seats, config.players)
     config = ArenaConfig(config.board, config.players, seats, config.games, config.seed,
                          tuple(config.variants))

@@ -18,6 +18,8 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
+from rebirth.engine.messages import UserError, msg
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -28,8 +30,9 @@ RETRIES = 3
 """How often Ray re-runs a batch whose worker died (the batch replays the same games)."""
 
 
-class BackendError(RuntimeError):
-    """The distributed backend cannot run: Ray missing, or no cluster at the address."""
+class BackendError(UserError, RuntimeError):
+    """The distributed backend cannot run: Ray missing, or no cluster at the address (a catalog
+    key plus arguments; a RuntimeError as before, and a ValueError as every UserError)."""
 
 
 def batch_size(tasks: int, workers: int) -> int:
@@ -50,9 +53,7 @@ def _import_ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise BackendError(
-            "the ray backend needs Ray: pip install 'rebirth[scale]' (or pip install ray)"
-        ) from None
+        raise BackendError("error.arena.no_ray") from None
     return ray
 
 
@@ -79,8 +80,9 @@ def run_on_ray(fn: Callable[[T], R], tasks: Sequence[T], *, num_cpus: int,
             else:
                 ray.init(address=address, **kwargs)
         except (ConnectionError, RuntimeError, ValueError) as exc:
-            where = "a local Ray instance" if address is None else f"the Ray cluster at {address}"
-            raise BackendError(f"cannot start or reach {where}: {exc}") from exc
+            where = msg("error.arena.ray_local") if address is None \
+                else msg("error.arena.ray_cluster", address=address)
+            raise BackendError("error.arena.ray_unreachable", where=where, reason=str(exc)) from exc
         started = True
     try:
         remote = ray.remote(max_retries=RETRIES)(_run_batch)
@@ -109,15 +111,15 @@ def run_tasks(fn: Callable[[T], R], tasks: Sequence[T], *, jobs: int = 1, backen
     ``jobs`` CPUs, or the cluster at ``address``). The arena and self-play both run here,
     so the same seeds give the same results on every backend.
 
-    Raises :class:`BackendError` for a bad backend, an address without Ray, or Ray that
-    cannot run; ``ValueError`` for ``jobs`` below 1.
+    Raises :class:`BackendError` for ``jobs`` below 1, a bad backend, an address without
+    Ray, or Ray that cannot run.
     """
     if jobs < 1:
-        raise ValueError(f"--jobs must be at least 1, got {jobs}")
+        raise BackendError("error.arena.jobs", jobs=jobs)
     if backend not in BACKENDS:
-        raise BackendError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
+        raise BackendError("error.arena.backend", backend=repr(backend), known=", ".join(BACKENDS))
     if address is not None and backend != "ray":
-        raise BackendError("--address joins a Ray cluster: it needs --backend ray")
+        raise BackendError("error.arena.address")
     if backend == "ray":
         yield from run_on_ray(fn, tasks, num_cpus=jobs, address=address)
         return

@@ -7,6 +7,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from rebirth.engine.messages import UserError
+
 
 def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> None:
     """Write ``data`` to ``path`` so that it is replaced whole or not at all.
@@ -51,36 +53,40 @@ def _sync_dir(folder: Path) -> None:
         os.close(dfd)
 
 
-def check_writable_file(path: str | os.PathLike[str]) -> str | None:
-    """Why a file cannot be written at ``path`` (None when it can), checked before a long run."""
+def check_writable_file(path: str | os.PathLike[str]) -> UserError | None:
+    """Why a file cannot be written at ``path`` (None when it can), checked before a long run.
+
+    The reason is a :class:`UserError` that is returned, not raised: ``str(why)`` is the English
+    sentence, and as an argument of another message it is nested and reads in every language."""
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
     if target.is_dir():
-        return "it is a folder"
+        return UserError("error.file.is_folder")
     if not folder.is_dir():
-        return f"the folder {str(folder)!r} does not exist"
+        return UserError("error.file.no_folder", folder=repr(str(folder)))
     if not os.access(folder, os.W_OK | os.X_OK):
-        return f"the folder {str(folder)!r} is not writable"
+        return UserError("error.file.folder_not_writable", folder=repr(str(folder)))
     if target.exists() and not os.access(target, os.W_OK):
         # os.replace would work, but a read-only file says "do not overwrite".
-        return "the file is read-only"
+        return UserError("error.file.read_only")
     return None
 
 
-def check_writable_dir(path: str | os.PathLike[str]) -> str | None:
-    """Why files cannot be written into folder ``path`` (None when they can); it may be created."""
+def check_writable_dir(path: str | os.PathLike[str]) -> UserError | None:
+    """Why files cannot be written into folder ``path`` (None when they can); it may be created.
+    The reason is returned as :func:`check_writable_file` returns it."""
     d = Path(path)
     if d.exists():
         if not d.is_dir():
-            return "it exists and is not a folder"
+            return UserError("error.file.exists_not_folder")
         if not os.access(d, os.W_OK | os.X_OK):
-            return "the folder is not writable"
+            return UserError("error.file.this_folder_not_writable")
         return None
     parent = d.parent
     while not parent.exists() and parent != parent.parent:
         parent = parent.parent
     if not parent.is_dir():
-        return f"{str(parent)!r} is not a folder"
+        return UserError("error.file.not_a_folder", path=repr(str(parent)))
     if not os.access(parent, os.W_OK | os.X_OK):
-        return f"the folder {str(parent)!r} is not writable"
+        return UserError("error.file.folder_not_writable", folder=repr(str(parent)))
     return None

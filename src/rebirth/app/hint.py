@@ -9,6 +9,7 @@ from rebirth.analysis.estimate import Estimate, evaluate_actions
 from rebirth.bots.base import BotError, make_bot
 from rebirth.bots.mcts import Candidate, MCTSBot
 from rebirth.engine.board import Board
+from rebirth.engine.messages import UserError
 from rebirth.engine.records import replay
 
 # How the advised action is chosen among the candidates (named in the output).
@@ -52,21 +53,25 @@ class Hint:
         }
 
 
+class HintError(UserError):
+    """A record or seat for which no hint can be given: a catalog key plus arguments."""
+
+
 def hint(record: Any, seat: int, *, level: str = "hard", iterations: int | None = None,
          seed: int = 0, board: Board | None = None) -> Hint:
     """Replay ``record`` and search the last position for ``seat`` (0-based) with an mcts bot.
 
-    Raises RecordError for a bad record and ValueError when ``seat`` is not to act.
+    Raises RecordError for a bad record and :class:`HintError` (a ValueError) when ``seat`` is
+    not to act.
     """
     state = replay(record, board=board)
     if state.is_terminal():
-        raise ValueError("the game in this record is over: there is nothing to advise")
+        raise HintError("error.hint.over")
     if seat != state.current_player:
-        raise ValueError(
-            f"seat {seat + 1} is not to act in the last position (seat {state.current_player + 1} is)")
+        raise HintError("error.hint.not_to_act", seat=seat + 1, to_act=state.current_player + 1)
     bot = make_bot(level, state.game, seat, seed)
     if not isinstance(bot, MCTSBot):
-        raise BotError(f"hints need an mcts bot or the level 'hard', not {level!r}")
+        raise BotError("error.hint.level", level=repr(level))
     if iterations is not None:
         bot.iterations = iterations
     # The bot gets the seat's view only, never the replayed state.

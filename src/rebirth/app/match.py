@@ -21,7 +21,7 @@ from typing import Any
 from rebirth.bots.base import Bot, make_bot
 from rebirth.engine.actions import ActionError, IllegalActionError
 from rebirth.engine.events import Event
-from rebirth.engine.game import Game, Setup
+from rebirth.engine.game import Game, Setup, SetupError
 from rebirth.engine.records import Seat, make_record, redacted_record
 from rebirth.engine.replay import ActionEntry, LogEntry, ReplayedStep, draw_chance, logged, replay_log
 from rebirth.engine.state import State
@@ -108,7 +108,7 @@ class Match:
         out for a game between people: the deal then comes from 128 secret bits.
         """
         if len(kinds) != game.players:
-            raise ValueError(f"{game.players} players need {game.players} seats, got {len(kinds)}")
+            raise SetupError("error.match.seats", players=game.players, n=len(kinds))
         secret = seed is None
         the_seed = new_seed() if seed is None else seed
         bots: dict[int, Bot] = {}

@@ -68,7 +68,7 @@ def from_record(record: Any, board_file: str | None) -> Scored:
     names = [str(p.get("name", f"Player {i + 1}")) if isinstance(p, dict) else f"Player {i + 1}"
              for i, p in enumerate(record["players"])]
     if got.is_chance_node():
-        raise RecordError("record: it ends at a pending outcome; enter it first")
+        raise RecordError("error.record.pending_outcome")
     state = got.state if isinstance(got, TableGame) else got
     if state.done:
         board_state = _board_state(state)

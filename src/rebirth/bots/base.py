@@ -13,11 +13,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 
 from rebirth.engine.game import Game
+from rebirth.engine.messages import UserError
 from rebirth.engine.views import View
 
 
-class BotError(ValueError):
-    """An unknown bot kind, or a bot asked to act out of turn."""
+class BotError(UserError):
+    """An unknown bot kind, or a bot asked to act out of turn: a catalog key plus arguments."""
 
 
 class Bot(ABC):
@@ -37,10 +38,10 @@ class Bot(ABC):
     def act(self, view: View) -> str:
         """Check the view is this bot's turn, then choose."""
         if view.seat != self.seat or view.current_player != self.seat or not view.legal_actions:
-            raise BotError(f"{self.kind} bot of seat {self.seat} asked to act out of turn")
+            raise BotError("error.bot.out_of_turn", kind=self.kind, seat=self.seat)
         action = self.choose(view)
         if action not in view.legal_actions:  # pragma: no cover - a bug in a bot
-            raise BotError(f"{self.kind} bot chose an illegal action {action!r}")
+            raise BotError("error.bot.illegal", kind=self.kind, action=repr(action))
         return action
 
 
@@ -63,7 +64,7 @@ def make_bot(kind: str, game: Game, seat: int, seed: int | None = None) -> Bot:
     _load()
     key = kind.strip().lower()
     if key not in _REGISTRY:
-        raise BotError(f"unknown seat kind {kind!r} (choose from human, {', '.join(BOT_KINDS())})")
+        raise BotError("error.bot.unknown_kind", kind=repr(kind), known=", ".join(BOT_KINDS()))
     return _REGISTRY[key](game, seat, seed)
 
 

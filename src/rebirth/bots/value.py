@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from rebirth.engine.messages import UserError
 from rebirth.engine.observer import Observer
 from rebirth.engine.views import View
 
@@ -64,8 +65,9 @@ def with_extras(sparse: Mapping[int, float], size: int, extras: Sequence[float])
     return out
 
 
-class ModelError(ValueError):
-    """A model file that is missing, malformed or made for another observer layout."""
+class ModelError(UserError):
+    """A model file that is missing, malformed or made for another observer layout: a catalog
+    key plus arguments."""
 
 
 class ValueNet:
@@ -76,7 +78,7 @@ class ValueNet:
                  margin: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]],
                  manifest: dict[str, Any]) -> None:
         if not hidden:
-            raise ModelError("a value network needs at least one hidden layer")
+            raise ModelError("error.model.no_hidden")
         self.hidden = [(np.ascontiguousarray(w, dtype=np.float32), np.asarray(b, dtype=np.float32))
                        for w, b in hidden]
         self.win = (np.asarray(win[0], dtype=np.float32), np.asarray(win[1], dtype=np.float32))
@@ -91,11 +93,11 @@ class ValueNet:
         prev = self.input_size
         for w, b in [*self.hidden, self.win, self.margin]:
             if w.ndim != 2 or w.shape[0] != prev or b.shape != (w.shape[1],):
-                raise ModelError(f"layer shapes do not chain: {w.shape} after {prev} inputs")
+                raise ModelError("error.model.shapes", shape=str(w.shape), prev=prev)
             if w is not self.win[0] and w is not self.margin[0]:
                 prev = w.shape[1]
         if self.margin[0].shape[1] != self.players:
-            raise ModelError("the win and margin heads disagree on the number of seats")
+            raise ModelError("error.model.heads")
 
     # ------------------------------------------------------------------ files
 
@@ -106,13 +108,13 @@ class ValueNet:
             with np.load(path, allow_pickle=False) as z:
                 arrays = {k: z[k] for k in z.files}
         except FileNotFoundError:
-            raise ModelError(f"no model file {path}") from None
+            raise ModelError("error.model.no_file", path=str(path)) from None
         except (OSError, ValueError) as exc:
-            raise ModelError(f"{path} is not a model file: {exc}") from None
+            raise ModelError("error.model.not_model", path=str(path), reason=str(exc)) from None
         try:
             manifest = json.loads(str(arrays.pop("manifest")))
             if manifest.get("format") != FORMAT:
-                raise ModelError(f"{path} is not a {FORMAT} model")
+                raise ModelError("error.model.format", path=str(path), format=FORMAT)
             layers = int(manifest["hidden_layers"])
             hidden = [(arrays[f"W{i}"], arrays[f"b{i}"]) for i in range(layers)]
             return ValueNet(hidden, (arrays["Wwin"], arrays["bwin"]),
@@ -120,7 +122,7 @@ class ValueNet:
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, ModelError):
                 raise
-            raise ModelError(f"{path} is not a complete model file: {exc!r}") from None
+            raise ModelError("error.model.incomplete", path=str(path), reason=repr(exc)) from None
 
     def arrays(self) -> dict[str, npt.NDArray[Any]]:
         """The arrays of the model file (with the manifest as a JSON string)."""
@@ -139,10 +141,9 @@ class ValueNet:
         want = self.manifest.get("observer_fingerprint")
         got = observer_fingerprint(observer)
         if observer.size + self.extra_inputs != self.input_size or (want is not None and want != got):
-            raise ModelError(
-                f"the model was trained for observer {want} with {self.input_size} inputs "
-                f"({self.extra_inputs} extra), not "
-                f"{got} with {observer.size} ({observer.game.board.id}, {observer.n} players)")
+            raise ModelError("error.model.observer", want=str(want), inputs=self.input_size,
+                             extra=self.extra_inputs, got=got, size=observer.size,
+                             board=observer.game.board.id, players=observer.n)
 
     # ------------------------------------------------------------------ inference
 

@@ -91,8 +91,8 @@ def text_report(a: Analysis) -> list[str]:
     return lines
 
 
-REDACTED = ("it is a record redacted for one seat during the game (it lacks the hidden setup); "
-            "only the complete record of a finished game can be analysed")
+REDACTED = "error.analysis.redacted"
+"""The refusal of a record redacted for one seat (catalog key)."""
 
 
 def _redacted(path: str) -> bool:

@@ -31,17 +31,17 @@ def run(args: argparse.Namespace) -> int:
     try:
         seats = normalize_seats(args.seats, args.players)
         if args.games < 1:
-            raise ArenaError(f"--games must be at least 1, got {args.games}")
+            raise ArenaError("error.arena.games", games=args.games)
         if args.jobs < 1:
-            raise ArenaError(f"--jobs must be at least 1, got {args.jobs}")
+            raise ArenaError("error.arena.jobs", jobs=args.jobs)
         if args.address is not None and args.backend != "ray":
-            raise ArenaError("--address joins a Ray cluster: it needs --backend ray")
+            raise ArenaError("error.arena.address")
         Game.create(args.board, args.players, args.variant)
         if args.out:
             # Checked before the games are played, so no run is wasted on a bad path.
             why = check_writable_dir(args.out)
             if why is not None:
-                raise ArenaError(f"cannot write to --out {args.out}: {why}")
+                raise ArenaError("error.arena.out", path=args.out, why=why)
     except (ArenaError, MapError, SetupError, DataError) as exc:  # DataError: cards vs map
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -90,7 +90,7 @@ def play_checks(board: Board) -> list[str]:
                 break
             state.apply_id(state.random_action_id(rng))
         if not state.done:
-            raise MapError(f"a random game with {g.players} players did not end")
+            raise MapError("error.map.random_game", players=g.players)
     out.append("games: a game with 2, 3 and 4 players dealt and played to the end by random "
                "moves (as bench and arena do)")
     view = games[1].new_state(0).view(None)

@@ -156,7 +156,7 @@ def resume_match(record: Any, *, board: Board | None = None) -> Match:
     for i, p in enumerate(players if isinstance(players, list) else []):
         if not (isinstance(p, dict) and isinstance(p.get("name"), str)
                 and isinstance(p.get("kind"), str)):
-            raise RecordError(f"record: players[{i}] needs a 'name' and a 'kind' text")
+            raise RecordError("error.record.player_fields", i=i)
         seats.append(Seat(p["name"], p["kind"].strip().lower()))
     seed = record.get("seed")
     # The replayed events become the log, so 'log' and "since your last turn" go on as before.

@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
         # Checked before any game is played, so no run is wasted on a bad folder.
         check_out_dir(out)
         if args.address is not None and args.backend != "ray":
-            raise SelfPlayError("--address joins a Ray cluster: it needs --backend ray")
+            raise SelfPlayError("error.arena.address")
     except (SelfPlayError, MapError, SetupError, DataError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

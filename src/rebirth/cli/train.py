@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from rebirth.app.fileio import check_writable_file, write_atomic
+from rebirth.engine.messages import UserError
 from rebirth.learn.selfplay import SelfPlayError, load_dataset
 
 
@@ -18,9 +19,9 @@ def _hidden(text: str) -> tuple[int, ...]:
     try:
         sizes = tuple(int(t) for t in text.split(","))
     except ValueError:
-        raise ValueError(f"--hidden must be comma-separated whole numbers, not {text[:50]!r}") from None
+        raise UserError("error.train.hidden_numbers", text=repr(text[:50])) from None
     if not sizes or any(not 1 <= s <= 4096 for s in sizes):
-        raise ValueError(f"--hidden sizes must be from 1 to 4096, not {text[:50]!r}")
+        raise UserError("error.train.hidden_range", text=repr(text[:50]))
     return sizes
 
 
@@ -32,14 +33,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         hidden = _hidden(args.hidden)
         if out.suffix != ".npz":
-            raise ValueError(f"--out must name a .npz file, not {out}")
+            raise UserError("error.train.out_npz", path=str(out))
         why = check_writable_file(out)
         if why is not None:
-            raise ValueError(f"cannot write --out {out}: {why}")
+            raise UserError("error.train.out", path=str(out), why=why)
         data = load_dataset(args.data)
         if not (0 < args.lr < 1 and 0 <= args.weight_decay < 1):
-            raise ValueError(f"--lr must be in (0, 1) and --weight-decay in [0, 1), not "
-                             f"{args.lr} and {args.weight_decay}")
+            raise UserError("error.train.lr", lr=str(args.lr), weight_decay=str(args.weight_decay))
         result = train(data, epochs=args.epochs, seed=args.seed, hidden=hidden, dropout=args.dropout,
                        lr=args.lr, weight_decay=args.weight_decay,
                        log=lambda line: print(line, file=sys.stderr))

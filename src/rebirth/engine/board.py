@@ -18,12 +18,14 @@ from rebirth.engine.formats import (
     MAP_ID,
     MAX_EXTENT,
     MAX_MAP_BYTES,
+    FormatError,
     decode_json,
     read_regular_file,
     validate_map,
 )
 from rebirth.engine.hexgrid import Hex, column_letters, neighbours, to_offset
 from rebirth.engine.i18n import Text
+from rebirth.engine.messages import UserError, msg
 
 ENERGY, FOOD, BLANK, FLEXIBLE, SETTLEMENT = 0, 1, 2, 3, 4
 SPACE_KINDS = ("energy", "food", "blank", "flexible", "settlement")
@@ -40,8 +42,20 @@ SET_ASIDE = {"scotland": 2, "ireland": 4}
 MAX_DISTRICT = {"scotland": 3, "ireland": 4}
 
 
-class MapError(ValueError):
-    """A map file that cannot be used; the message names the hex or item at fault."""
+class MapError(UserError):
+    """A map file that cannot be used: a catalog key plus arguments naming the hex or item at
+    fault (a :class:`UserError`, so still a ValueError)."""
+
+
+Where = dict[str, Any]
+"""Where in a map file a fault is, as a message value (``hex C4 (q=2, r=3)``, ``region 'x'``)."""
+
+_MAP: Where = msg("error.format.what.map")
+
+
+def _at(where: str, /, **args: Any) -> Where:
+    """The place ``error.map.where.<where>`` as a message value."""
+    return msg(f"error.map.where.{where}", **args)
 
 
 @dataclass(frozen=True)
@@ -188,27 +202,27 @@ def capacity_rows(board: Board) -> list[CapacityRow]:
     return rows
 
 
-def _text(value: Any, where: str) -> Text:
+def _text(value: Any, where: Where) -> Text:
     if (
         not isinstance(value, dict)
         or not isinstance(value.get("en"), str)
         or not isinstance(value.get("de"), str)
     ):
-        raise MapError(f"{where}: 'name' must be an object with 'en' and 'de' strings")
+        raise MapError("error.map.name", where=where)
     return {"en": value["en"], "de": value["de"]}
 
 
-def _int(obj: dict[str, Any], key: str, where: str) -> int:
+def _int(obj: dict[str, Any], key: str, where: Where) -> int:
     v = obj.get(key)
     if not isinstance(v, int) or isinstance(v, bool):
-        raise MapError(f"{where}: '{key}' must be an integer")
+        raise MapError("error.map.integer", where=where, key=key)
     return v
 
 
-def _str(obj: dict[str, Any], key: str, where: str) -> str:
+def _str(obj: dict[str, Any], key: str, where: Where) -> str:
     v = obj.get(key)
     if not isinstance(v, str) or not v:
-        raise MapError(f"{where}: '{key}' must be a non-empty string")
+        raise MapError("error.map.string", where=where, key=key)
     return v
 
 
@@ -219,51 +233,49 @@ def parse_board(data: Any, *, check_capacity: bool = True) -> Board:
     so the checks below see well-typed data of bounded size.
     """
     if not isinstance(data, dict):
-        raise MapError("map: the file must hold a JSON object")
+        raise MapError("error.map.not_object")
     try:
         validate_map(data)
-    except ValueError as exc:
-        raise MapError(str(exc)) from None
+    except FormatError as exc:
+        raise MapError.like(exc) from None
     if data.get("format") != FORMAT:
-        raise MapError(f"map: 'format' must be {FORMAT!r}, got {data.get('format')!r}")
+        raise MapError("error.map.format", expected=repr(FORMAT), got=repr(data.get("format")))
     if data.get("version") != FORMAT_VERSION:
-        raise MapError(
-            f"map: unsupported version {data.get('version')!r} (this engine reads {FORMAT_VERSION})"
-        )
-    map_id = _str(data, "id", "map")
-    rules = _str(data, "rules", "map")
+        raise MapError("error.map.version", version=repr(data.get("version")), reads=FORMAT_VERSION)
+    map_id = _str(data, "id", _MAP)
+    rules = _str(data, "rules", _MAP)
     if rules not in RULE_SETS:
-        raise MapError(f"map: unknown rule set {rules!r} (expected one of {', '.join(RULE_SETS)})")
-    name = _text(data.get("name"), "map")
+        raise MapError("error.map.rules", rules=repr(rules), known=", ".join(RULE_SETS))
+    name = _text(data.get("name"), _MAP)
 
     raw_regions = data.get("regions")
     if not isinstance(raw_regions, list) or not raw_regions:
-        raise MapError("map: 'regions' must be a non-empty list")
+        raise MapError("error.map.regions_list")
     regions: list[Region] = []
     region_ix: dict[str, int] = {}
     for i, rr in enumerate(raw_regions):
-        where = f"region #{i + 1}"
+        where = _at("region_n", n=i + 1)
         if not isinstance(rr, dict):
-            raise MapError(f"{where}: must be an object")
+            raise MapError("error.map.object", where=where)
         rid = _str(rr, "id", where)
         if rid in region_ix:
-            raise MapError(f"region {rid!r}: defined twice")
+            raise MapError("error.map.region_twice", id=repr(rid))
         region_ix[rid] = len(regions)
-        regions.append(Region(len(regions), rid, _text(rr.get("name"), f"region {rid!r}")))
+        regions.append(Region(len(regions), rid, _text(rr.get("name"), _at("region", id=repr(rid)))))
 
     raw_spaces = data.get("spaces")
     raw_structs = data.get("structures", [])
     if not isinstance(raw_spaces, list) or not raw_spaces:
-        raise MapError("map: 'spaces' must be a non-empty list")
+        raise MapError("error.map.spaces_list")
     if not isinstance(raw_structs, list):
-        raise MapError("map: 'structures' must be a list")
+        raise MapError("error.map.structures_list")
 
     # Labels need the whole extent first.
     hexes: list[Hex] = []
     for i, item in enumerate([*raw_spaces, *raw_structs]):
-        where = f"{'space' if i < len(raw_spaces) else 'structure'} #{i + 1}"
+        where = _at("space_n" if i < len(raw_spaces) else "structure_n", n=i + 1)
         if not isinstance(item, dict):
-            raise MapError(f"{where}: must be an object")
+            raise MapError("error.map.object", where=where)
         hexes.append((_int(item, "q", where), _int(item, "r", where)))
     cols = [to_offset(h)[0] for h in hexes]
     rows = [h[1] for h in hexes]
@@ -272,21 +284,20 @@ def parse_board(data: Any, *, check_capacity: bool = True) -> Board:
     # two column letters, three row digits) and the terminal rendering small.
     span = (max(cols) - col0 + 1, max(rows) - row0 + 1)
     if max(span) > MAX_EXTENT:
-        raise MapError(f"map: it spans {span[0]} columns x {span[1]} rows; "
-                       f"at most {MAX_EXTENT} x {MAX_EXTENT} fit a terminal")
+        raise MapError("error.map.extent", cols=span[0], rows=span[1], most=MAX_EXTENT)
 
     def label(h: Hex) -> str:
         c, r = to_offset(h)
         return f"{column_letters(c - col0)}{r - row0 + 1}"
 
-    def at(h: Hex) -> str:
-        return f"hex {label(h)} (q={h[0]}, r={h[1]})"
+    def at(h: Hex) -> Where:
+        return _at("hex", label=label(h), q=h[0], r=h[1])
 
-    seen: dict[Hex, str] = {}
+    seen: dict[Hex, Where] = {}
     for i, h in enumerate(hexes):
-        what = "space" if i < len(raw_spaces) else "structure"
+        what = _at("space" if i < len(raw_spaces) else "structure")
         if h in seen:
-            raise MapError(f"{at(h)}: duplicate hex ({seen[h]} and {what})")
+            raise MapError("error.map.duplicate_hex", where=at(h), first=seen[h], second=what)
         seen[h] = what
 
     spaces: list[Space] = []
@@ -297,41 +308,37 @@ def parse_board(data: Any, *, check_capacity: bool = True) -> Board:
         kind_name = rs.get("kind")
         if kind_name not in SPACE_KINDS:
             if kind_name in STRUCTURE_KINDS:
-                raise MapError(f"{where}: {kind_name!r} is a structure; list it under 'structures'")
-            raise MapError(
-                f"{where}: unknown space kind {kind_name!r} (expected one of {', '.join(SPACE_KINDS)})"
-            )
+                raise MapError("error.map.space_is_structure", where=where, kind=repr(kind_name))
+            raise MapError("error.map.space_kind", where=where, kind=repr(kind_name),
+                           known=", ".join(SPACE_KINDS))
         kind = SPACE_KINDS.index(kind_name)
         if kind == FLEXIBLE and rules != "ireland":
-            raise MapError(f"{where}: 'flexible' spaces exist only on Ireland")
+            raise MapError("error.map.flexible", where=where)
         rid = rs.get("region")
         if rid not in region_ix:
-            raise MapError(f"{where}: unknown region {rid!r}")
+            raise MapError("error.map.unknown_region", where=where, id=repr(rid))
         markers = rs.get("markers", [])
         if not isinstance(markers, list) or not all(isinstance(m, str) for m in markers):
-            raise MapError(f"{where}: 'markers' must be a list of strings")
+            raise MapError("error.map.markers_list", where=where)
         for m in markers:
             if m not in MARKERS:
-                raise MapError(
-                    f"{where}: unknown marker {m!r} (expected one of {', '.join(MARKERS)})"
-                )
+                raise MapError("error.map.marker", where=where, marker=repr(m), known=", ".join(MARKERS))
         if len(set(markers)) != len(markers):
-            raise MapError(f"{where}: a marker is listed twice")
+            raise MapError("error.map.marker_twice", where=where)
         if "port" in markers and (kind != SETTLEMENT or rules != "scotland"):
-            raise MapError(f"{where}: a port can only be on a Scotland settlement space")
+            raise MapError("error.map.port", where=where)
         if "offshore" in markers and (kind == SETTLEMENT or rules != "ireland"):
-            raise MapError(f"{where}: 'offshore' can only be on an Ireland farm space")
+            raise MapError("error.map.offshore", where=where)
         if "blocker" in markers and kind == SETTLEMENT:
-            raise MapError(f"{where}: a blocker can never be on a settlement space")
+            raise MapError("error.map.blocker", where=where)
         did = rs.get("district")
         if kind == SETTLEMENT:
             if not isinstance(did, str) or not did:
-                raise MapError(f"{where}: a settlement space needs a 'district'")
+                raise MapError("error.map.needs_district", where=where)
             district_members.setdefault(did, []).append(i)
         elif did is not None:
-            raise MapError(
-                f"{where}: district {did!r} on a {kind_name} space (districts are settlement spaces)"
-            )
+            raise MapError("error.map.district_on_farm", where=where, id=repr(did),
+                           kind=msg(f"space.kind.{kind_name}"))
         spaces.append(
             Space(
                 index=i,
@@ -353,18 +360,17 @@ def parse_board(data: Any, *, check_capacity: bool = True) -> Board:
 
     raw_dnames = data.get("districts", {})
     if not isinstance(raw_dnames, dict):
-        raise MapError("map: 'districts' must be an object of display names")
+        raise MapError("error.map.districts_object")
     for did in raw_dnames:
         if did not in district_members:
-            raise MapError(f"district {did!r}: named but has no settlement space")
+            raise MapError("error.map.district_empty", id=repr(did))
     districts: list[District] = []
     district_of = [-1] * len(spaces)
     for did, members in district_members.items():
         size = len(members)
         if size > MAX_DISTRICT[rules]:
-            raise MapError(
-                f"district {did!r}: {size} spaces, but {rules} allows at most {MAX_DISTRICT[rules]}"
-            )
+            raise MapError("error.map.district_size", id=repr(did), size=size,
+                           rules=msg(f"error.map.rules.{rules}"), most=MAX_DISTRICT[rules])
         # Connectivity by flood fill over settlement neighbours of the same district.
         member_set = set(members)
         stack, reached = [members[0]], {members[0]}
@@ -376,12 +382,10 @@ def parse_board(data: Any, *, check_capacity: bool = True) -> Board:
                     stack.append(n)
         if reached != member_set:
             lost = sorted(member_set - reached)
-            raise MapError(
-                f"district {did!r}: its spaces are not connected ({at(spaces[lost[0]].hex)} "
-                f"is cut off from {at(spaces[members[0]].hex)})"
-            )
+            raise MapError("error.map.district_cut", id=repr(did), lost=at(spaces[lost[0]].hex),
+                           first=at(spaces[members[0]].hex))
         dname = (
-            _text(raw_dnames[did], f"district {did!r}")
+            _text(raw_dnames[did], _at("district", id=repr(did)))
             if did in raw_dnames
             else {"en": did.replace("_", " ").title(), "de": did.replace("_", " ").title()}
         )
@@ -402,22 +406,22 @@ def parse_board(data: Any, *, check_capacity: bool = True) -> Board:
         kind_name = st.get("kind")
         if kind_name not in STRUCTURE_KINDS:
             if kind_name in SPACE_KINDS:
-                raise MapError(f"{where}: {kind_name!r} is a tile space; list it under 'spaces'")
-            raise MapError(f"{where}: unknown structure kind {kind_name!r}")
+                raise MapError("error.map.structure_is_space", where=where, kind=repr(kind_name))
+            raise MapError("error.map.structure_kind", where=where, kind=repr(kind_name))
         if kind_name == "cathedral" and rules != "scotland":
-            raise MapError(f"{where}: cathedrals exist only on Scotland")
+            raise MapError("error.map.cathedral", where=where)
         if kind_name == "tower" and rules != "ireland":
-            raise MapError(f"{where}: round towers exist only on Ireland")
+            raise MapError("error.map.tower", where=where)
         if st.get("markers"):
-            raise MapError(f"{where}: a {kind_name} cannot carry markers ({st['markers']!r})")
+            raise MapError(f"error.map.markers_on.{kind_name}", where=where, markers=repr(st["markers"]))
         if "district" in st or "region" in st:
-            raise MapError(f"{where}: a {kind_name} has no district or region")
+            raise MapError(f"error.map.no_district.{kind_name}", where=where)
         sid = _str(st, "id", where)
         if any(o.id == sid for o in by_kind[kind_name]):
-            raise MapError(f"{kind_name} {sid!r}: id used twice")
+            raise MapError("error.map.id_twice", where=_at(kind_name, id=repr(sid)))
         adj = tuple(by_hex[n] for n in neighbours(h) if n in by_hex)
         s = Structure(kind_name, len(by_kind[kind_name]), sid,
-                      _text(st.get("name"), f"{kind_name} {sid!r}"), h, label(h), adj)
+                      _text(st.get("name"), _at(kind_name, id=repr(sid))), h, label(h), adj)
         by_kind[kind_name].append(s)
         structure_at[h] = s
 
@@ -430,14 +434,14 @@ def parse_board(data: Any, *, check_capacity: bool = True) -> Board:
 
     raw_tb = data.get("tiebreak", [])
     if not isinstance(raw_tb, list):
-        raise MapError("map: 'tiebreak' must be a list")
+        raise MapError("error.map.tiebreak_list")
     tiebreak: list[tuple[str, int]] = []
     for ref in raw_tb:
         kind_name, _, sid = str(ref).partition(":")
         pool = by_kind.get(kind_name if kind_name in ("castle", "tower") else "", [])
         match = [s for s in pool if s.id == sid]
         if not match:
-            raise MapError(f"tiebreak: unknown reference {ref!r} (use castle:ID or tower:ID)")
+            raise MapError("error.map.tiebreak_ref", ref=repr(ref))
         tiebreak.append((kind_name, match[0].index))
 
     all_cols = [to_offset(h)[0] - col0 for h in hexes]
@@ -467,12 +471,10 @@ def parse_board(data: Any, *, check_capacity: bool = True) -> Board:
     if check_capacity:
         for row in board.capacity():
             if not row.ok:
-                raise MapError(
-                    f"capacity (S-9) fails for {row.players} players: "
-                    f"{row.settlement_spaces} settlement spaces for {row.settlement_tiles} "
-                    f"settlement tiles, {row.farm_spaces} farm spaces - {row.blockers} blockers "
-                    f"for {row.farm_tiles} farm tiles"
-                )
+                raise MapError("error.map.capacity", players=row.players,
+                               settlement_spaces=row.settlement_spaces,
+                               settlement_tiles=row.settlement_tiles, farm_spaces=row.farm_spaces,
+                               blockers=row.blockers, farm_tiles=row.farm_tiles)
     return board
 
 
@@ -495,7 +497,7 @@ def builtin_board(name: str) -> Board:
     """One of the shipped maps (``scotland``, ``ireland``), loaded once."""
     if name not in _BUILTIN:
         if not re.match(MAP_ID, name) or name not in builtin_names():
-            raise MapError(f"unknown map {name!r} (shipped maps: {', '.join(builtin_names())})")
+            raise MapError("error.map.unknown", name=repr(name), shipped=", ".join(builtin_names()))
         ref = resources.files("rebirth.data").joinpath("maps", f"{name}.json")
         _BUILTIN[name] = parse_board(decode_map(ref.read_bytes(), source=f"map {name!r}"))
     return _BUILTIN[name]
@@ -515,7 +517,6 @@ def resolve_board(name_or_path: str) -> Board:
     if not os.path.lexists(name_or_path):
         shipped = ", ".join(builtin_names())
         if re.search(r"[./\\]", name_or_path):
-            raise MapError(f"{name_or_path}: no such map file (shipped maps: {shipped})")
-        raise MapError(f"unknown map {name_or_path!r} (shipped maps: {shipped}; "
-                       "or give the path of a map file)")
+            raise MapError("error.map.no_file", path=name_or_path, shipped=shipped)
+        raise MapError("error.map.unknown_or_path", name=repr(name_or_path), shipped=shipped)
     return load_board(name_or_path)

@@ -6,9 +6,12 @@ lists too long. Loaders validate with these models first and run their
 semantic checks (legal moves, connected districts, capacity...) afterwards, on
 data whose shape is then known. Sizes are bounded so that no input can hang a
 loader or exhaust memory; every error message names the field at fault, e.g.
-``record: actions[3].seat: must be an integer, got True``.
+``record: actions[3].seat: must be an integer, got True``. Every message is a catalog key
+plus arguments (:class:`FormatError`, a :class:`~rebirth.engine.messages.UserError`), so it reads
+in every language; pydantic's own error kinds are mapped to keys by :func:`fault`.
 
-Models stay free of engine imports (board and records import this module).
+Models stay free of engine imports other than the message catalogs (board and records
+import this module).
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Literal, NoReturn, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from rebirth.engine.messages import UserError, msg
 
 # --- limits -------------------------------------------------------------------------------------
 
@@ -51,9 +56,22 @@ TILE_CODES = ("E", "F", "S1", "S2", "S3", "S4")
 _STRICT = ConfigDict(strict=True, extra="forbid", frozen=True)
 
 
+class FormatError(UserError):
+    """A file or field that does not fit its format: a catalog key plus arguments.
+
+    Raised inside the models' validators (pydantic keeps it, see :func:`fault`) and by the
+    decoders; callers re-raise it as their own error class with the same message."""
+
+
+def _shown(value: Any) -> str:
+    """A refused input as the message shows it: its repr, cut to 40 characters."""
+    got = repr(value)
+    return got[:40] + "..." if len(got) > 40 else got
+
+
 def _only_one(v: int) -> int:
     if v != 1:
-        raise ValueError(f"unsupported version {v} (this engine reads version 1)")
+        raise FormatError("error.format.version", version=v)
     return v
 
 
@@ -65,13 +83,13 @@ def printable(text: str) -> bool:
 
 def _printable(v: str) -> str:
     if not printable(v):
-        raise ValueError(f"{v[:40]!r} has [ ] \\ or control characters, which cannot be shown")
+        raise FormatError("error.format.unprintable", text=repr(v[:40]))
     return v
 
 
 def _tile(v: str) -> str:
     if v not in TILE_CODES:
-        raise ValueError(f"unknown tile {v!r} (expected one of {', '.join(TILE_CODES)})")
+        raise FormatError("error.format.unknown_tile", tile=repr(v), known=", ".join(TILE_CODES))
     return v
 
 
@@ -150,7 +168,7 @@ class MapModel(BaseModel):
     def _size(self) -> MapModel:
         n = len(self.spaces) + len(self.structures)
         if n > MAX_HEXES:
-            raise ValueError(f"{n} hexes (spaces and structures); a map may have at most {MAX_HEXES}")
+            raise FormatError("error.format.too_many_hexes", n=n, most=MAX_HEXES)
         return self
 
 
@@ -192,11 +210,12 @@ class ActionModel(BaseModel):
     def _shape(self) -> Self:
         if self.chance is not None:
             if self.seat is not None or self.action is not None:
-                raise ValueError("a chance entry has only the key 'chance'")
+                raise FormatError("error.format.chance_only")
             if not self.CHANCE.match(self.chance):
-                raise ValueError(f"unknown chance outcome {self.chance!r} (expected {self.EXPECTED})")
+                raise FormatError("error.format.unknown_chance", outcome=repr(self.chance),
+                                  expected=self.EXPECTED)
         elif self.seat is None or self.action is None:
-            raise ValueError("an action needs 'seat' and 'action' (or a chance entry 'chance')")
+            raise FormatError("error.format.action_shape")
         return self
 
 
@@ -227,20 +246,20 @@ class RecordHeader(BaseModel):
         n = len(self.players)
         for i, p in enumerate(self.players):
             if p.seat != i:
-                _fail(f"players[{i}].seat", f"must be {i} (seats are listed in order)")
+                _fail(f"players[{i}].seat", "error.format.seat_order", seat=i)
         if start_player >= n:
-            _fail("setup.start_player", f"{start_player} is not a seat of 0..{n - 1}")
+            _fail("setup.start_player", "error.format.not_a_seat", seat=start_player, last=n - 1)
         for i, seat in enumerate(seats):
             if seat is not None and seat >= n:
-                _fail(f"actions[{i}].seat", f"{seat} is not a seat of 0..{n - 1}")
+                _fail(f"actions[{i}].seat", "error.format.not_a_seat", seat=seat, last=n - 1)
         if result is not None:
             if len(result.scores) != n or len(result.breakdown) != n:
-                _fail("result", f"'scores' and 'breakdown' must have one entry per player ({n})")
+                _fail("result", "error.format.result_per_player", n=n)
             for i, w in enumerate(result.winners):
                 if w >= n:
-                    _fail(f"result.winners[{i}]", f"{w} is not a seat of 0..{n - 1}")
+                    _fail(f"result.winners[{i}]", "error.format.not_a_seat", seat=w, last=n - 1)
             if len(set(result.winners)) != len(result.winners):
-                _fail("result.winners", "a seat is listed twice")
+                _fail("result.winners", "error.format.seat_twice")
 
 
 class RecordModel(RecordHeader):
@@ -258,9 +277,9 @@ class RecordModel(RecordHeader):
         n = len(self.players)
         for key in ("supplies", "set_aside"):
             if len(getattr(self.setup, key)) != n:
-                _fail(f"setup.{key}", f"must have one list per player ({n})")
+                _fail(f"setup.{key}", "error.format.list_per_player", n=n)
         if self.actions and self.actions[0].chance is not None:
-            _fail("actions[0]", "a chance outcome cannot come before the first action")
+            _fail("actions[0]", "error.format.chance_first")
         return self
 
 
@@ -299,12 +318,24 @@ class TableRecordModel(RecordHeader):
         return self
 
 
-class _FieldFault(ValueError):
-    """A model-level check that names its own field (see :func:`describe`)."""
+class _FieldFault(FormatError):
+    """A model-level check that names its own field (see :func:`fault`)."""
+
+    def __init__(self, where: str, key: str, /, **args: Any) -> None:
+        super().__init__(key, **args)
+        self.where = where
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Its own arguments, not BaseException's (key,): it unpickles in another process.
+        return (_field_fault, (self.where, self.key, self.params))
 
 
-def _fail(where: str, msg: str) -> NoReturn:
-    raise _FieldFault(f"@{where}: {msg}")
+def _field_fault(where: str, key: str, params: dict[str, Any]) -> _FieldFault:
+    return _FieldFault(where, key, **params)
+
+
+def _fail(where: str, key: str, /, **args: Any) -> NoReturn:
+    raise _FieldFault(where, key, **args)
 
 
 # --- decoding and messages ----------------------------------------------------------------------
@@ -320,56 +351,79 @@ def _loc(loc: tuple[int | str, ...]) -> str:
     return out
 
 
-_TYPE_WORDS = {
-    "int_type": "must be an integer", "string_type": "must be a string",
-    "list_type": "must be a list", "dict_type": "must be an object",
-    "model_type": "must be an object", "bool_type": "must be true or false",
-    "missing": "is required", "extra_forbidden": "is not a known key",
+_TYPE_KEYS = {
+    "int_type": "int", "string_type": "string", "list_type": "list", "dict_type": "object",
+    "model_type": "object", "bool_type": "bool",
 }
+"""pydantic's type errors: the catalog key ``error.format.type.<word>`` (with the input got)."""
+_LIMIT_KEYS = {
+    "greater_than_equal": "ge", "less_than_equal": "le", "greater_than": "gt", "less_than": "lt",
+    "too_short": "min_length", "too_long": "max_length",
+    "string_too_short": "min_length", "string_too_long": "max_length",
+    "string_pattern_mismatch": "pattern",
+}
+"""pydantic's limit errors: the key ``error.format.<kind>`` and the one ``ctx`` value it names."""
 
 
-def _one(error: Any) -> tuple[str, str]:
-    """(field path, message) of one pydantic error."""
+def field_fault(error: Any) -> tuple[str, dict[str, Any]]:
+    """(field path, message value) of one pydantic error (an item of ``exc.errors()``): the
+    shape pydantic found wrong as a catalog message, for files and request bodies alike."""
     where = _loc(tuple(error["loc"]))
-    kind = error["type"]
-    msg = str(error["msg"])
-    if msg.startswith("Value error, "):
-        msg = msg[len("Value error, "):]
-    if msg.startswith("@"):  # a model-level check that names its field itself
-        where, _, msg = msg[1:].partition(": ")
-    elif kind in _TYPE_WORDS:
-        msg = _TYPE_WORDS[kind]
-        if kind not in ("missing", "extra_forbidden"):
-            got = repr(error.get("input"))
-            msg += f", got {got[:40] + '...' if len(got) > 40 else got}"
-    elif kind == "literal_error":
-        msg = f"{msg[0].lower()}{msg[1:]}, got {repr(error.get('input'))[:40]}"
-    else:
-        msg = msg[0].lower() + msg[1:]
-    return where, msg
+    kind = str(error["type"])
+    ctx = error.get("ctx") or {}
+    cause = ctx.get("error")
+    if isinstance(cause, _FieldFault):  # a model-level check that names its field itself
+        return cause.where, msg(cause.key, **cause.params)
+    if isinstance(cause, UserError):  # a field validator's own message
+        return where, msg(cause.key, **cause.params)
+    if kind in _TYPE_KEYS:
+        return where, msg(f"error.format.type.{_TYPE_KEYS[kind]}", got=_shown(error.get("input")))
+    if kind in ("missing", "extra_forbidden"):
+        return where, msg(f"error.format.{kind}")
+    if kind == "literal_error":
+        return where, msg("error.format.literal_error", expected=str(ctx.get("expected", "")),
+                          got=repr(error.get("input"))[:40])
+    if kind in ("too_short", "too_long") and ctx.get("field_type") != "List":
+        kind = "invalid"  # a dictionary's size: pydantic's words below
+    if kind in _LIMIT_KEYS and _LIMIT_KEYS[kind] in ctx:
+        return where, msg(f"error.format.{kind}", limit=str(ctx[_LIMIT_KEYS[kind]]))
+    # Any other kind (none of the formats' models produces one today): pydantic's own
+    # English words inside a sentence of the catalog.
+    text = str(error["msg"])
+    return where, msg("error.format.invalid", text=text[0].lower() + text[1:] if text else kind)
+
+
+def fault(exc: ValidationError, what: str) -> FormatError:
+    """The first fault of a validation error (and the next one, if any), as one message
+    prefixed with ``what`` (``record``, ``map``): ``record: actions[3].seat: must be ...``."""
+    errors = exc.errors(include_url=False)
+    where, why = field_fault(errors[0])
+    key, args = ("error.format.at", {"what": what_text(what), "where": where, "why": why}) if where \
+        else ("error.format.whole", {"what": what_text(what), "why": why})
+    if len(errors) > 1:
+        w2, m2 = field_fault(errors[1])
+        more = msg("error.format.more_n", n=len(errors) - 1) if len(errors) > 2 \
+            else msg("error.format.more_1")
+        first = msg(key, **args)
+        if w2:
+            return FormatError("error.format.and_more_eg", first=first, more=more, where=w2, why=m2)
+        return FormatError("error.format.and_more", first=first, more=more)
+    return FormatError(key, **args)
 
 
 def describe(exc: ValidationError, what: str) -> str:
-    """One line naming the first fault of a validation error (and the next one, if
-    any), prefixed with ``what``."""
-    errors = exc.errors(include_url=False)
-    where, msg = _one(errors[0])
-    line = f"{what}: {where}: {msg}" if where else f"{what}: {msg}"
-    if len(errors) > 1:
-        w2, m2 = _one(errors[1])
-        others = f"{len(errors) - 1} more" if len(errors) > 2 else "1 more"
-        line += f" (and {others}, e.g. {w2}: {m2})" if w2 else f" (and {others})"
-    return line
+    """:func:`fault` as an English line (for logs and older callers)."""
+    return str(fault(exc, what))
 
 
 def _no_constant(name: str) -> NoReturn:
-    raise ValueError(f"{name} is not a number JSON allows")
+    raise FormatError("error.format.json_constant", name=name)
 
 
 def _bounded_int(text: str) -> int:
     digits = len(text.lstrip("-"))
     if digits > MAX_NUMBER_DIGITS:
-        raise ValueError(f"a number with {digits} digits (at most {MAX_NUMBER_DIGITS})")
+        raise FormatError("error.format.json_digits", digits=digits, most=MAX_NUMBER_DIGITS)
     return int(text)
 
 
@@ -388,84 +442,98 @@ def _depth(text: str) -> int:
     return deepest
 
 
-def decode_json(raw: str | bytes, what: str, error: Callable[[str], Exception],
-                *, max_bytes: int) -> Any:
+WHATS = ("record", "map", "file", "missions", "tokens", "position")
+"""The words a message may start with (``record: ...``): each has a catalog key
+``error.format.what.<word>``; any other ``what`` (a file path) is shown as it is."""
+
+
+def what_text(what: str) -> str | dict[str, Any]:
+    """``what`` as a message value: a translated word or, for a path, the path."""
+    return msg(f"error.format.what.{what}") if what in WHATS else what
+
+
+ErrorClass = Callable[..., Exception]
+"""An error class called as ``error(key, **args)`` (a :class:`UserError` subclass)."""
+
+
+def decode_json(raw: str | bytes, what: str, error: ErrorClass, *, max_bytes: int) -> Any:
     """Decode JSON text or UTF-8 bytes with bounded size, nesting and numbers.
 
-    Every fault raises ``error(message)``: invalid UTF-8, too large, too deep, a
+    Every fault raises ``error(key, **args)``: invalid UTF-8, too large, too deep, a
     number too long, NaN/Infinity, or malformed JSON.
     """
+    w = what_text(what)
     if isinstance(raw, bytes | bytearray):
         if len(raw) > max_bytes:
-            raise error(f"{what}: {len(raw)} bytes is too large (at most {max_bytes})")
+            raise error("error.format.too_many_bytes", what=w, n=len(raw), most=max_bytes)
         try:
             text = bytes(raw).decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise error(f"{what}: not valid UTF-8 text (byte {exc.start})") from None
+            raise error("error.format.not_utf8", what=w, byte=exc.start) from None
     else:
         text = raw
         if len(text) > max_bytes:
-            raise error(f"{what}: {len(text)} characters is too large (at most {max_bytes})")
+            raise error("error.format.too_many_chars", what=w, n=len(text), most=max_bytes)
     if text.startswith("\ufeff"):  # a byte-order mark some editors write
         text = text[1:]
     if (d := _depth(text)) > MAX_DEPTH:
-        raise error(f"{what}: nested {d} levels deep (at most {MAX_DEPTH})")
+        raise error("error.format.too_deep", what=w, depth=d, most=MAX_DEPTH)
     try:
         return json.loads(text, parse_int=_bounded_int, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        raise error(f"{what}: not valid JSON (line {exc.lineno}, column {exc.colno})") from None
+        raise error("error.format.not_json", what=w, line=exc.lineno, column=exc.colno) from None
     except RecursionError:  # pragma: no cover - the depth check comes first
-        raise error(f"{what}: nested too deeply") from None
+        raise error("error.format.too_deep_at_all", what=w) from None
     except ValueError as exc:
-        raise error(f"{what}: not valid JSON ({exc})") from None
+        raise error("error.format.not_json_because", what=w, reason=exc) from None
 
 
 def read_regular_file(path: str | os.PathLike[str], limit: int,
-                      error: Callable[[str], Exception], *, what: str | None = None) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes; ``error(message)`` otherwise.
+                      error: ErrorClass, *, what: str | None = None) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes; ``error(key, **args)`` otherwise.
 
     Opened non-blocking and checked with fstat before reading, so a FIFO cannot
     hang and a device such as /dev/zero cannot fill memory.
     """
-    name = str(path) if what is None else what
+    name = what_text(str(path) if what is None else what)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
-        raise error(f"{name}: cannot read ({exc.strerror})") from None
+        raise error("error.format.cannot_read", what=name, reason=exc.strerror or "") from None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise error(f"{name}: not a regular file")
+            raise error("error.format.not_regular", what=name)
         if st.st_size > limit:
-            raise error(f"{name}: {st.st_size} bytes is too large (at most {limit})")
+            raise error("error.format.too_many_bytes", what=name, n=st.st_size, most=limit)
         chunks: list[bytes] = []
         size = 0
         while chunk := os.read(fd, 1 << 16):
             chunks.append(chunk)
             size += len(chunk)
             if size > limit:  # the file grew while being read
-                raise error(f"{name}: too large (at most {limit} bytes)")
+                raise error("error.format.grew", what=name, most=limit)
         return b"".join(chunks)
     except OSError as exc:
-        raise error(f"{name}: cannot read ({exc.strerror})") from None
+        raise error("error.format.cannot_read", what=name, reason=exc.strerror or "") from None
     finally:
         os.close(fd)
 
 
 def validate_map(data: Any) -> MapModel:
-    """``data`` as a :class:`MapModel`; ValueError(message naming the field) otherwise."""
+    """``data`` as a :class:`MapModel`; :class:`FormatError` (naming the field) otherwise."""
     try:
         return MapModel.model_validate(data)
     except ValidationError as exc:
-        raise ValueError(describe(exc, "map")) from None
+        raise fault(exc, "map") from None
 
 
 def validate_record(data: Any) -> RecordModel | TableRecordModel:
     """``data`` as a :class:`RecordModel` (or, with ``"table": true``, a
-    :class:`TableRecordModel`); ValueError(message naming the field) otherwise."""
+    :class:`TableRecordModel`); :class:`FormatError` (naming the field) otherwise."""
     try:
         if isinstance(data, dict) and data.get("table") is True:
             return TableRecordModel.model_validate(data)
         return RecordModel.model_validate(data)
     except ValidationError as exc:
-        raise ValueError(describe(exc, "record")) from None
+        raise fault(exc, "record") from None

@@ -21,7 +21,7 @@ import re
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from importlib.resources.abc import Traversable
-from typing import Any
+from typing import Any, Self
 
 FALLBACK = "en"
 """The language every catalog falls back to; its catalog must hold every key."""
@@ -151,6 +151,12 @@ class UserError(ValueError):
     def of(cls, message: Mapping[str, Any]) -> UserError:
         """The error for a message value ``{"msg": key, "args": {...}}`` (see :func:`msg`)."""
         return cls(str(message["msg"]), **dict(message.get("args", {})))
+
+    @classmethod
+    def like(cls, exc: UserError) -> Self:
+        """The same message as ``exc`` (key and arguments), raised as this class: a loader
+        re-raises a lower layer's refusal as its own error type without losing the key."""
+        return cls(exc.key, **exc.params)
 
     def text(self, lang: str) -> str:
         """The sentence in ``lang`` (English where the catalog of ``lang`` lacks it)."""

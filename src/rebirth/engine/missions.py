@@ -9,10 +9,16 @@ from typing import Any
 
 from rebirth.engine.board import Board, MapError
 from rebirth.engine.i18n import Text
+from rebirth.engine.messages import UserError, msg
 
 
-class DataError(ValueError):
-    """A mission or token file that cannot be used."""
+class DataError(UserError):
+    """A mission or token file that cannot be used: a catalog key plus arguments naming the
+    card or token at fault (a :class:`UserError`, so still a ValueError)."""
+
+
+Where = dict[str, Any]
+"""The card or token at fault, as a message value (``mission 'S01'``, ``token #3``)."""
 
 
 SCOTLAND_CONDITIONS = ("most_spaces_in_region", "most_spaces_next_to_castles", "most_settlements")
@@ -44,15 +50,15 @@ class TowerToken:
     name: Text
 
 
-def _text(v: Any, where: str) -> Text:
+def _text(v: Any, where: Where) -> Text:
     if not isinstance(v, dict) or not isinstance(v.get("en"), str) or not isinstance(v.get("de"), str):
-        raise DataError(f"{where}: needs 'en' and 'de' texts")
+        raise DataError("error.data.texts", where=where)
     return {"en": v["en"], "de": v["de"]}
 
 
-def _check_condition(cond: Any, board: Board, where: str) -> dict[str, Any]:
+def _check_condition(cond: Any, board: Board, where: Where) -> dict[str, Any]:
     if not isinstance(cond, dict) or not isinstance(cond.get("type"), str):
-        raise DataError(f"{where}: 'condition' must be an object with a 'type'")
+        raise DataError("error.data.condition", where=where)
     t = cond["type"]
     regions = {r.id for r in board.regions}
     castles = {c.id for c in board.castles}
@@ -60,21 +66,21 @@ def _check_condition(cond: Any, board: Board, where: str) -> dict[str, Any]:
     def pos_int(key: str) -> None:
         v = cond.get(key)
         if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-            raise DataError(f"{where}: '{key}' must be a positive integer")
+            raise DataError("error.data.positive", where=where, key=key)
 
     if board.rules == "scotland":
         if t not in SCOTLAND_CONDITIONS:
-            raise DataError(f"{where}: unknown condition {t!r}")
+            raise DataError("error.data.unknown_condition", where=where, type=repr(t))
         if t == "most_spaces_in_region" and cond.get("region") not in regions:
-            raise DataError(f"{where}: unknown region {cond.get('region')!r}")
+            raise DataError("error.data.region", where=where, id=repr(cond.get("region")))
         if t == "most_spaces_next_to_castles":
             cs = cond.get("castles")
             if not isinstance(cs, list) or not 1 <= len(cs) <= 2 or not set(cs) <= castles:
-                raise DataError(f"{where}: 'castles' must list 1 or 2 castles of the map, got {cs!r}")
+                raise DataError("error.data.castles", where=where, got=repr(cs))
         if t == "most_settlements":
             f = cond.get("filter")
             if not isinstance(f, dict):
-                raise DataError(f"{where}: 'filter' must be an object")
+                raise DataError("error.data.filter", where=where)
             for k, v in f.items():
                 ok = (
                     (k == "region" and v in regions)
@@ -83,53 +89,53 @@ def _check_condition(cond: Any, board: Board, where: str) -> dict[str, Any]:
                     or (k == "influence" and v in (1, 2, 3, 4))
                 )
                 if not ok:
-                    raise DataError(f"{where}: bad filter entry {k!r}: {v!r}")
+                    raise DataError("error.data.filter_entry", where=where, key=repr(k), value=repr(v))
     else:
         if t not in IRELAND_CONDITIONS:
-            raise DataError(f"{where}: unknown condition {t!r}")
+            raise DataError("error.data.unknown_condition", where=where, type=repr(t))
         keys = {"farm_group": ("size",), "tiles_in_provinces": ("tiles", "provinces")}.get(
             t, ("count",)
         )
         for k in keys:
             pos_int(k)
         if t == "tiles_in_provinces" and cond["provinces"] > len(board.regions):
-            raise DataError(f"{where}: the map has only {len(board.regions)} provinces")
+            raise DataError("error.data.provinces", where=where, n=len(board.regions))
     return dict(cond)
 
 
 def parse_cards(data: Any, board: Board) -> tuple[MissionCard, ...]:
     """Validate a mission file against a board."""
     if not isinstance(data, dict) or data.get("format") != "rebirth-missions":
-        raise DataError("missions: 'format' must be 'rebirth-missions'")
+        raise DataError("error.data.missions_format")
     if data.get("version") != 1:
-        raise DataError(f"missions: unsupported version {data.get('version')!r}")
+        raise DataError("error.data.missions_version", version=repr(data.get("version")))
     if data.get("board") != board.rules:
-        raise DataError(f"missions: file is for {data.get('board')!r}, board is {board.rules!r}")
+        raise DataError("error.data.missions_board", file=repr(data.get("board")), board=repr(board.rules))
     raw = data.get("cards")
     if not isinstance(raw, list) or not raw:
-        raise DataError("missions: 'cards' must be a non-empty list")
+        raise DataError("error.data.cards_list")
     cards: list[MissionCard] = []
     ids: set[str] = set()
     for i, c in enumerate(raw):
         if not isinstance(c, dict) or not isinstance(c.get("id"), str):
-            raise DataError(f"mission #{i + 1}: needs an 'id'")
+            raise DataError("error.data.id", where=msg("error.data.where.mission_n", n=i + 1))
         cid = c["id"]
-        where = f"mission {cid!r}"
+        where = msg("error.data.where.mission", id=repr(cid))
         # Players type ids in any case (`mark m2`), so ids must differ in more than case.
         if cid.upper() in ids:
-            raise DataError(f"{where}: id used twice (ids are compared without regard to case)")
+            raise DataError("error.data.id_twice", where=where)
         ids.add(cid.upper())
         cond = _check_condition(c.get("condition"), board, where)
         txt = _text(c.get("text"), where)
         if board.rules == "scotland":
             pts = c.get("points")
             if pts not in (3, 4, 5):
-                raise DataError(f"{where}: 'points' must be 3, 4 or 5 (K-2)")
+                raise DataError("error.data.points", where=where)
             cards.append(MissionCard(i, cid, cond, txt, points=pts))
         else:
             vals = c.get("values")
             if not isinstance(vals, list) or tuple(vals) not in ((12, 8), (8, 5), (6, 4)):
-                raise DataError(f"{where}: 'values' must be [12, 8], [8, 5] or [6, 4] (I-10)")
+                raise DataError("error.data.values", where=where)
             cards.append(MissionCard(i, cid, cond, txt, values=(vals[0], vals[1])))
     return tuple(cards)
 
@@ -137,23 +143,23 @@ def parse_cards(data: Any, board: Board) -> tuple[MissionCard, ...]:
 def parse_tokens(data: Any) -> tuple[TowerToken, ...]:
     """Validate a tower token file."""
     if not isinstance(data, dict) or data.get("format") != "rebirth-tower-tokens":
-        raise DataError("tokens: 'format' must be 'rebirth-tower-tokens'")
+        raise DataError("error.data.tokens_format")
     if data.get("version") != 1:
-        raise DataError(f"tokens: unsupported version {data.get('version')!r}")
+        raise DataError("error.data.tokens_version", version=repr(data.get("version")))
     raw = data.get("tokens")
     if not isinstance(raw, list) or not raw:
-        raise DataError("tokens: 'tokens' must be a non-empty list")
+        raise DataError("error.data.tokens_list")
     out: list[TowerToken] = []
     for i, t in enumerate(raw):
         if not isinstance(t, dict) or not isinstance(t.get("id"), str):
-            raise DataError(f"token #{i + 1}: needs an 'id'")
-        where = f"token {t['id']!r}"
+            raise DataError("error.data.id", where=msg("error.data.where.token_n", n=i + 1))
+        where = msg("error.data.where.token", id=repr(t["id"]))
         kind = t.get("kind")
         if kind not in TOKEN_KINDS:
-            raise DataError(f"{where}: unknown kind {kind!r}")
+            raise DataError("error.data.token_kind", where=where, kind=repr(kind))
         pts = t.get("points", 0)
         if kind == "points" and (not isinstance(pts, int) or pts < 1):
-            raise DataError(f"{where}: a points token needs positive 'points'")
+            raise DataError("error.data.token_points", where=where)
         name = _text(t["name"], where) if "name" in t else {"en": kind, "de": kind}
         out.append(TowerToken(i, t["id"], kind, pts if kind == "points" else 0, name))
     return tuple(out)
@@ -198,7 +204,7 @@ def builtin_cards(board: Board) -> tuple[MissionCard, ...]:
     try:
         return parse_cards(_builtin_json("missions", f"{board.rules}.json"), board)
     except FileNotFoundError as exc:
-        raise MapError(f"no mission cards shipped for {board.rules!r}") from exc
+        raise MapError("error.data.no_cards", rules=repr(board.rules)) from exc
 
 
 def builtin_tokens() -> tuple[TowerToken, ...]:

@@ -18,8 +18,15 @@ from typing import Any
 from rebirth import __version__
 from rebirth.engine.board import Board, MapError, builtin_board, builtin_names, resolve_board
 from rebirth.engine.events import Event
-from rebirth.engine.formats import MAX_RECORD_BYTES, decode_json, read_regular_file, validate_record
+from rebirth.engine.formats import (
+    MAX_RECORD_BYTES,
+    FormatError,
+    decode_json,
+    read_regular_file,
+    validate_record,
+)
 from rebirth.engine.game import Game, Setup, SetupError
+from rebirth.engine.messages import UserError, msg
 from rebirth.engine.missions import DataError
 from rebirth.engine.replay import (
     CHANCE_MISSING,
@@ -41,8 +48,9 @@ FORMAT = "rebirth-record"
 FORMAT_VERSION = 1
 
 
-class RecordError(ValueError):
-    """A record that cannot be replayed; the message names the first fault."""
+class RecordError(UserError):
+    """A record that cannot be replayed: a catalog key plus arguments naming the first fault
+    (a :class:`UserError`, so still a ValueError)."""
 
 
 def map_digest(board: Board) -> str:
@@ -101,12 +109,13 @@ def check_result(state: State, res: Any) -> None:
     """RecordError unless a record's ``result`` (if any) is what the replay gave."""
     if res is None:
         return
-    _require(state.is_terminal(), "record: it has a result but the game is not over")
+    _require(state.is_terminal(), "error.record.result_not_over")
     mine = result_json(state)
     for key in ("scores", "winners", "breakdown"):
         if key in res and res[key] != mine[key]:
-            raise RecordError(
-                f"record: the recorded {key} {res[key]} do not match the replay ({mine[key]})")
+            raise RecordError("error.record.result_differs", field=msg(f"error.record.field.{key}"),
+                              recorded=str(res[key]),
+                              replayed=str(mine[key]))
 
 
 def result_json(state: State) -> dict[str, Any]:
@@ -139,9 +148,9 @@ def summary_json(state: State) -> dict[str, Any]:
     }
 
 
-def _require(cond: bool, msg: str) -> None:
+def _require(cond: bool, key: str, /, **args: Any) -> None:
     if not cond:
-        raise RecordError(msg)
+        raise RecordError(key, **args)
 
 
 def replay(record: Any, *, board: Board | None = None,
@@ -165,16 +174,14 @@ def replay_game(record: Any, *, board: Board | None = None,
     item: a malformed record, an unknown or different map, a bad setup, an illegal or
     tampered action, or a result that does not match.
     """
-    _require(isinstance(record, dict), "record: must be a JSON object")
-    _require("redacted_for" not in record,
-             "record: it was redacted for one seat during the game; without the hidden setup "
-             "it cannot be replayed (the complete record exists once the game is over)")
+    _require(isinstance(record, dict), "error.record.not_object")
+    _require("redacted_for" not in record, "error.record.redacted")
     # The whole document is checked against the typed schema first, so what follows sees
     # well-typed data (formats.RecordModel).
     try:
         validate_record(record)
-    except ValueError as exc:
-        raise RecordError(str(exc)) from None
+    except FormatError as exc:
+        raise RecordError.like(exc) from None
     players = record["players"]
     variants = record.get("variants", [])
     name = record["board"]
@@ -182,27 +189,25 @@ def replay_game(record: Any, *, board: Board | None = None,
         # Never a path: a record names a shipped map; a custom map is passed in
         # explicitly (``--map FILE``) and checked by its digest below.
         if name not in builtin_names():
-            raise RecordError(
-                f"record: board: {name!r} is not a shipped map ({', '.join(builtin_names())}); "
-                "give the map file of a custom map with --map FILE")
+            raise RecordError("error.record.not_shipped", name=repr(name),
+                              shipped=", ".join(builtin_names()))
         try:
             board = builtin_board(name)
         except MapError as exc:  # pragma: no cover - shipped maps are valid
-            raise RecordError(f"record: unknown map {name!r} ({exc})") from exc
+            raise RecordError("error.record.unknown_map", name=repr(name), reason=exc) from exc
     elif name != board.id:
-        raise RecordError(f"record: board: it was played on map {name!r}, not on {board.id!r}")
+        raise RecordError("error.record.other_map", name=repr(name), board=repr(board.id))
     digest = record.get("map_digest")
     if digest is not None and digest != map_digest(board):
-        raise RecordError(
-            f"record: it was played on a different version of map {board.id!r} "
-            f"(digest {digest}, this map {map_digest(board)})")
+        raise RecordError("error.record.other_digest", board=repr(board.id), digest=digest,
+                          mine=map_digest(board))
     hear = _listener(on_events, on_step)
     if record.get("table") is True:
         # A physical game recorded at the table: supplies are counts (engine/table.py).
         try:
             game = Game.create(board, len(players), variants)
         except SetupError as exc:
-            raise RecordError(f"record: {exc}") from exc
+            raise RecordError("error.record.because", reason=exc) from exc
         return _replay_table(record, game, hear)
     try:
         game = Game.create(board, len(players), variants)
@@ -210,15 +215,15 @@ def replay_game(record: Any, *, board: Board | None = None,
         seed = record.get("seed")
         state = game.from_setup(setup, seed=seed if isinstance(seed, int) else None)
     except (SetupError, DataError) as exc:
-        raise RecordError(f"record: {exc}") from exc
+        raise RecordError("error.record.because", reason=exc) from exc
     # Chance outcomes are explicit steps: each sits in the list where the game reached a
     # chance node (after the action that caused it), so the list replays in order.
     try:
         replay_log(state, _log(record, "reveal S2"), on_step=hear)
     except ReplayError as exc:
-        raise RecordError(_say(exc, table=False)) from exc
+        raise RecordError.of(_say(exc, table=False)) from exc
     if state.is_chance_node():
-        raise RecordError("record: it ends before a pending chance outcome (the extra tile's reveal)")
+        raise RecordError("error.record.ends_before_chance")
     check_result(state, record.get("result"))
     return state
 
@@ -240,40 +245,48 @@ def _log(record: dict[str, Any], example: str) -> list[LogEntry]:
     """A record's ``actions`` as log entries (the schema has checked their types)."""
     actions = record.get("actions")
     if not isinstance(actions, list):
-        raise RecordError("record: 'actions' must be a list")
+        raise RecordError("error.record.actions_list")
     out: list[LogEntry] = []
     for i, entry in enumerate(actions):
-        where = f"action #{i + 1}"
-        _require(isinstance(entry, dict), f"{where}: must be an object")
+        _require(isinstance(entry, dict), "error.record.entry_object", n=i + 1)
         if "chance" in entry:
-            _require(isinstance(entry["chance"], str),
-                     f"{where}: 'chance' must be a text such as {example!r}")
+            _require(isinstance(entry["chance"], str), "error.record.chance_text", n=i + 1,
+                     example=repr(example))
             out.append(ChanceEntry(entry["chance"]))
             continue
         seat, text = entry.get("seat"), entry.get("action")
-        _require(isinstance(text, str), f"{where}: needs an 'action' text")
-        _require(isinstance(seat, int) and not isinstance(seat, bool),
-                 f"{where} ({text}): needs a 'seat' number")
+        _require(isinstance(text, str), "error.record.action_text", n=i + 1)
+        _require(isinstance(seat, int) and not isinstance(seat, bool), "error.record.action_seat",
+                 n=i + 1, text=str(text))
         out.append(ActionEntry(seat, str(text)))
     return out
 
 
-def _say(exc: ReplayError, *, table: bool) -> str:
-    """The record's message for an entry that does not replay (normal or table record)."""
+def _say(exc: ReplayError, *, table: bool) -> dict[str, Any]:
+    """The record's message for an entry that does not replay (normal or table record), as a
+    message value: "action #3 (H7): <why>" with the reason nested."""
     e = exc.entry
-    where = f"action #{exc.index + 1} ({e.text})"
+    n, text = exc.index + 1, e.text
     if exc.reason == NO_CHANCE:
-        return f"{where}: " + ("no outcome is asked for here" if table
-                               else "no chance outcome is pending here")
-    if exc.reason == GAME_OVER:
-        return f"{where}: the game is already over"
-    if exc.reason == CHANCE_MISSING:
-        return f"{where}: the record lacks a chance outcome before it"
-    if exc.reason == WRONG_SEAT and isinstance(e, ActionEntry):
-        return f"{where}: recorded for seat {e.seat}, but seat {exc.to_act} is to act"
-    if isinstance(e, ActionEntry) and not table:
-        return f"action #{exc.index + 1} (seat {e.seat}: {e.text}): {exc.cause}"
-    return f"{where}: {exc.cause}"
+        why = msg("error.record.no_outcome_asked" if table else "error.record.no_chance_pending")
+    elif exc.reason == GAME_OVER:
+        why = msg("error.record.game_over")
+    elif exc.reason == CHANCE_MISSING:
+        why = msg("error.record.chance_missing")
+    elif exc.reason == WRONG_SEAT and isinstance(e, ActionEntry):
+        why = msg("error.record.wrong_seat", seat=e.seat, to_act=exc.to_act)
+    elif isinstance(e, ActionEntry) and not table:
+        return msg("error.record.seat_action", n=n, seat=e.seat, text=text, why=_cause(exc))
+    else:
+        why = _cause(exc)
+    return msg("error.record.action", n=n, text=text, why=why)
+
+
+def _cause(exc: ReplayError) -> Any:
+    """The engine's reason an entry was refused, as a message value (a refusal of the engine
+    is a :class:`UserError`; anything else, which no engine path raises, shows as its text)."""
+    cause = exc.cause
+    return msg(cause.key, **cause.params) if isinstance(cause, UserError) else str(cause)
 
 
 def table_record(game: TableGame, seats: Sequence[Any] | None = None) -> dict[str, Any]:
@@ -298,30 +311,29 @@ def _replay_table(record: dict[str, Any], game: Game,
                   hear: Callable[[ReplayedStep], None] | None) -> TableGame:
     setup = record.get("setup")
     if not isinstance(setup, dict):
-        raise RecordError("record: 'setup' must be an object")
+        raise RecordError("error.record.setup_object")
     for key in ("supplies", "set_aside", "mission_deck"):
         if key in setup:
-            raise RecordError(f"record: a table game's setup has no {key!r} (supplies are counts)")
+            raise RecordError("error.record.table_setup_key", key=repr(key))
     start = setup.get("start_player", 0)
     display = setup.get("display", [])
     tokens = setup.get("tower_tokens")
     if not isinstance(start, int) or not isinstance(display, list) or not (
             tokens is None or isinstance(tokens, list)):
-        raise RecordError("record: table setup needs an integer 'start_player', a 'display' list "
-                          "and a 'tower_tokens' list (null where not entered)")
+        raise RecordError("error.record.table_setup_shape")
     try:
         state = TableGame(game, start, [str(c) for c in display],
                            None if tokens is None else [None if t is None else str(t) for t in tokens])
     except SetupError as exc:
-        raise RecordError(f"record: {exc}") from exc
+        raise RecordError("error.record.because", reason=exc) from exc
     try:
         replay_log(state, _log(record, "token points3a"), on_step=hear,
                    apply_chance=apply_table_chance)
     except ReplayError as exc:
         if exc.reason == CHANCE_MISSING:
-            raise RecordError(f"action #{exc.index + 1} ({exc.entry.text}): the record lacks the "
-                              f"entry asked for before it ({state.asked()})") from exc
-        raise RecordError(_say(exc, table=True)) from exc
+            raise RecordError("error.record.action", n=exc.index + 1, text=exc.entry.text,
+                              why=msg("error.record.entry_missing", asked=state.asked_msg() or "")) from exc
+        raise RecordError.of(_say(exc, table=True)) from exc
     check_result(state.state, record.get("result"))
     return state
 
@@ -373,11 +385,11 @@ def load_record(text: str | bytes) -> Any:
     """
     data = decode_json(text, "record", RecordError, max_bytes=MAX_RECORD_BYTES)
     if not isinstance(data, dict):
-        raise RecordError("record: must be a JSON object")
+        raise RecordError("error.record.not_object")
     try:
         validate_record(data)
-    except ValueError as exc:
-        raise RecordError(str(exc)) from None
+    except FormatError as exc:
+        raise RecordError.like(exc) from None
     return data
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rebirth.engine.messages import render_message
+from rebirth.engine.messages import UserError, render_message
 
 ENERGY_TILE, FOOD_TILE, S1, S2, S3, S4 = 0, 1, 2, 3, 4, 5
 TILE_CODES = ("E", "F", "S1", "S2", "S3", "S4")
@@ -30,11 +30,12 @@ def tile_code(tile: int) -> str:
 
 
 def parse_tile(code: str) -> int:
-    """``E``, ``F``, ``S1``..``S4`` to a tile number; ValueError otherwise."""
+    """``E``, ``F``, ``S1``..``S4`` to a tile number; a :class:`UserError` (a ValueError, so it
+    reads in every language when a caller nests it) otherwise."""
     try:
         return TILE_CODES.index(code.strip().upper())
     except ValueError:
-        raise ValueError(f"unknown tile {code!r} (expected one of {', '.join(TILE_CODES)})") from None
+        raise UserError("error.format.unknown_tile", tile=repr(code), known=", ".join(TILE_CODES)) from None
 
 
 def tile_counts(tiles: list[int] | tuple[int, ...]) -> tuple[int, ...]:

@@ -45,6 +45,7 @@ from rebirth.bots.evaluate import projected
 from rebirth.bots.value import observer_fingerprint
 from rebirth.engine.determinize import determinize
 from rebirth.engine.game import Game
+from rebirth.engine.messages import UserError
 from rebirth.engine.observer import Observer
 
 FORMAT = "rebirth-selfplay/1"
@@ -57,8 +58,8 @@ one random move in twenty spreads the positions without making the outcomes mean
 BATCH_GAMES = 50
 
 
-class SelfPlayError(ValueError):
-    """A self-play configuration or output folder that is refused."""
+class SelfPlayError(UserError):
+    """A self-play configuration or output folder that is refused: a catalog key plus arguments."""
 
 
 @dataclass(frozen=True)
@@ -181,7 +182,7 @@ def iter_games(config: SelfPlayConfig, jobs: int = 1, *, backend: str = "local",
     try:
         yield from run_tasks(_play_star, tasks(config), jobs=jobs, backend=backend, address=address)
     except BackendError as exc:
-        raise SelfPlayError(str(exc)) from exc
+        raise SelfPlayError.like(exc) from exc
 
 
 def batch_arrays(games: Sequence[GameRows], players: int) -> dict[str, npt.NDArray[Any]]:
@@ -225,23 +226,23 @@ def check_out_dir(out: Path) -> None:
 
     why = check_writable_dir(out)
     if why is not None:
-        raise SelfPlayError(f"cannot write to --out {out}: {why}")
+        raise SelfPlayError("error.arena.out", path=str(out), why=why)
     if out.is_dir() and ((out / MANIFEST).exists() or any(out.glob("batch-*.npz"))):
-        raise SelfPlayError(f"--out {out} already holds self-play data; choose a new folder")
+        raise SelfPlayError("error.selfplay.out_used", path=str(out))
 
 
 def validate(config: SelfPlayConfig, jobs: int = 1) -> SelfPlayConfig:
     """The configuration with checked seats; SelfPlayError (or the engine's setup errors) else."""
     if config.games < 1:
-        raise SelfPlayError(f"--games must be at least 1, got {config.games}")
+        raise SelfPlayError("error.arena.games", games=config.games)
     if jobs < 1:
-        raise SelfPlayError(f"--jobs must be at least 1, got {jobs}")
+        raise SelfPlayError("error.arena.jobs", jobs=jobs)
     if not 0.0 <= config.epsilon <= 1.0:
-        raise SelfPlayError(f"--epsilon must be from 0 to 1, got {config.epsilon}")
+        raise SelfPlayError("error.selfplay.epsilon", epsilon=str(config.epsilon))
     try:
         seats = normalize_seats(config.seats, config.players)
     except ArenaError as exc:
-        raise SelfPlayError(str(exc)) from None
+        raise SelfPlayError.like(exc) from None
     Game.create(config.board, config.players, config.variants)  # a bad board fails here
     return SelfPlayConfig(config.board, config.players, seats, config.games, config.seed,
                           tuple(config.variants), config.epsilon)
@@ -258,9 +259,9 @@ def run_selfplay(config: SelfPlayConfig, out: Path | str, jobs: int = 1,
     """
     config = validate(config, jobs)
     if backend not in BACKENDS:
-        raise SelfPlayError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
+        raise SelfPlayError("error.arena.backend", backend=repr(backend), known=", ".join(BACKENDS))
     if address is not None and backend != "ray":
-        raise SelfPlayError("--address joins a Ray cluster: it needs --backend ray")
+        raise SelfPlayError("error.arena.address")
     out = Path(out)
     check_out_dir(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -332,11 +333,12 @@ def load_dataset(folder: Path | str) -> Dataset:
     try:
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise SelfPlayError(f"{folder} has no {MANIFEST}: not a finished self-play folder") from None
+        raise SelfPlayError("error.selfplay.no_manifest", folder=str(folder), manifest=MANIFEST) from None
     except (OSError, ValueError) as exc:
-        raise SelfPlayError(f"cannot read {folder / MANIFEST}: {exc}") from None
+        raise SelfPlayError("error.selfplay.unreadable", path=str(folder / MANIFEST),
+                            reason=str(exc)) from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise SelfPlayError(f"{folder / MANIFEST} is not a {FORMAT} manifest")
+        raise SelfPlayError("error.selfplay.format", path=str(folder / MANIFEST), format=FORMAT)
     size = int(manifest["observer_size"])
     parts: dict[str, list[npt.NDArray[Any]]] = {}
     xs: list[npt.NDArray[np.float32]] = []

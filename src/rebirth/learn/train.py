@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from rebirth.bots.value import ValueNet, heuristic_features
+from rebirth.engine.messages import UserError
 from rebirth.learn.selfplay import Dataset
 
 MARGIN_SCALE = 20.0
@@ -30,8 +31,9 @@ SD_FLOOR = 1.0
 one-hots up made the network memorise games. The heuristic features are standardised."""
 
 
-class TrainError(ValueError):
-    """Training that cannot start (no torch, too little data, bad options)."""
+class TrainError(UserError):
+    """Training that cannot start (no torch, too little data, bad options): a catalog key plus
+    arguments."""
 
 
 def _torch() -> Any:
@@ -39,8 +41,7 @@ def _torch() -> Any:
     try:
         torch = importlib.import_module("torch")
     except ImportError:
-        raise TrainError("training needs PyTorch: pip install 'rebirth[train]' "
-                         "(torch==2.13.0, CPU build)") from None
+        raise TrainError("error.train.torch") from None
     return torch
 
 
@@ -67,7 +68,7 @@ def split_games(games: npt.NDArray[np.int32], val_share: float, seed: int) -> np
     rng = np.random.default_rng(seed)
     k = max(1, round(len(ids) * val_share))
     if k >= len(ids):
-        raise TrainError(f"{len(ids)} games are too few to hold out {k} for validation")
+        raise TrainError("error.train.too_few", n=len(ids), k=k)
     val = rng.choice(ids, size=k, replace=False)
     return np.isin(games, val)
 
@@ -97,11 +98,11 @@ def train(data: Dataset, *, epochs: int = 6, seed: int = 0, hidden: Sequence[int
     """Train on ``data`` and return the best epoch's network with the run's figures."""
     torch = _torch()
     if epochs < 1:
-        raise TrainError(f"--epochs must be at least 1, got {epochs}")
+        raise TrainError("error.train.epochs", epochs=epochs)
     if not 0.0 <= dropout < 1.0:
-        raise TrainError(f"--dropout must be from 0 to below 1, got {dropout}")
+        raise TrainError("error.train.dropout", dropout=str(dropout))
     if not hidden or any(h < 1 for h in hidden):
-        raise TrainError(f"hidden layer sizes must be positive, got {list(hidden)}")
+        raise TrainError("error.train.hidden", hidden=str(list(hidden)))
     torch.manual_seed(seed)
     # One thread: the figures in docs/ai.md are for one core, and the result does not depend
     # on the machine's core count.

@@ -13,7 +13,22 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from rebirth.server import analysis, calc, clockapi, data, health, lobby, openapi, play, static, table
+from rebirth.engine.formats import field_fault
+from rebirth.engine.messages import text
+from rebirth.server import (
+    analysis,
+    calc,
+    clockapi,
+    data,
+    health,
+    lobby,
+    notify,
+    notify_api,
+    openapi,
+    play,
+    static,
+    table,
+)
 from rebirth.server.caps import Caps
 from rebirth.server.errors import ApiError, error_response, texts
 from rebirth.server.guard import Guard
@@ -46,6 +61,10 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
         store = Store(settings.resolved_database_url())
         registry = Registry(store, settings, game_factory, seed_factory, metrics)
         app.state.registry = registry
+        # Turn notifications: the writers' hook and this worker's outbox dispatcher.
+        app.state.notifier = notifier = notify.Notifier(store, settings, registry)
+        notify.attach(registry, notifier)
+        notifier.start()
         # The table companion: the same authority-and-registry pattern, on the same store.
         app.state.tables = TableRegistry(store)
         if settings.redis_url:
@@ -63,6 +82,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
         finally:
             await lifecycle.drain(settings.shutdown_grace)
             await registry.close()
+            await notifier.close()
             store.close()
 
     # The OpenAPI schema is served for integrators (and the fuzzer, tests/server/test_openapi.py).
@@ -110,16 +130,18 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        first = exc.errors()[0] if exc.errors() else {}
+        first = exc.errors()[0] if exc.errors() else {"loc": (), "type": "missing", "msg": ""}
         where = ".".join(str(x) for x in first.get("loc", ()))
-        why = str(first.get("msg", "invalid"))
+        # The fault as a catalog message (formats.field_fault), so both languages read it;
+        # ``details.reason`` keeps the English words for clients that log it.
+        why = field_fault(first)[1]
         return error_response(400, "bad_message", texts("server.bad_field", field=where, why=why),
-                              {"field": where, "reason": why})
+                              {"field": where, "reason": text(why["msg"], "en", **why["args"])})
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        return error_response(exc.status_code, code, {"en": str(exc.detail), "de": str(exc.detail)})
+        return error_response(exc.status_code, code, texts(f"server.{code}", status=exc.status_code))
 
     @app.exception_handler(Exception)
     async def unexpected(_request: Request, exc: Exception) -> JSONResponse:
@@ -132,6 +154,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     app.include_router(health.router)
     app.include_router(lobby.router)
     app.include_router(clockapi.router)
+    app.include_router(notify_api.router)
     app.include_router(data.router)
     app.include_router(play.router)
     app.include_router(calc.router)

@@ -71,5 +71,5 @@ async def score(body: ScoreRequest) -> dict[str, Any]:
     except (PositionError, ActionError) as exc:
         raise ApiError(400, "bad_position", _text(exc)) from None
     except (RecordError, MapError) as exc:
-        raise ApiError(400, "bad_position", {"en": str(exc), "de": str(exc)}) from None
+        raise ApiError(400, "bad_position", exc.texts()) from None
     return out

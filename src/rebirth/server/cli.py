@@ -76,8 +76,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: a REBIRTH_* setting is not valid: {exc.errors()[0]['loc']}: "
               f"{exc.errors()[0]['msg']}", file=sys.stderr)
         return 2
-    if args.db is not None and (why := check_writable_file(args.db)) is not None:
-        print(f"error: cannot use --db {args.db}: {why}", file=sys.stderr)
+    if args.db is not None and (unwritable := check_writable_file(args.db)) is not None:
+        print(f"error: cannot use --db {args.db}: {unwritable}", file=sys.stderr)
         return 2
     if (why := _port_free(s.host, s.port)) is not None:
         print(f"error: cannot listen on {s.host}:{s.port}: {why}", file=sys.stderr)

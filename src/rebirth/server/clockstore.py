@@ -1,4 +1,4 @@
-"""The stored clocks (migration ``0004_clocks``): one row per game with a clock.
+"""The stored clocks (migration ``0005_clocks``): one row per game with a clock.
 
 A clock moves with every committed step, in the step's own transaction (:func:`write_in`, passed
 to :meth:`Store.append`), so a restarted server finds exactly the times of the last step a player

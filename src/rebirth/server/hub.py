@@ -381,6 +381,7 @@ class Hub:
             raise ServerError from exc
         self.committed = m.version
         self.clock.committed()
+        self.registry.committed(self)
         broker = self.registry.broker
         if broker is not None:
             self._own.add(m.version)
@@ -697,6 +698,16 @@ class Registry:
         self.parked: dict[str, int] = {}
         """Games dropped from memory while a human was to move, with their version then: the
         version check adopts them again only once their stored version moved (lifecycle.py)."""
+        self.on_commit: list[Callable[[Hub], None]] = []
+        """Called after each committed step and when a game is loaded (server/notify.py)."""
+
+    def committed(self, hub: Hub) -> None:
+        """Run the :attr:`on_commit` hooks; one failing must not undo or delay the step."""
+        for hook in self.on_commit:
+            try:
+                hook(hub)
+            except Exception:
+                log.exception("game %s: a hook after version %d failed", hub.id, hub.committed)
 
     # ------------------------------------------------------------------ several workers
 
@@ -790,7 +801,9 @@ class Registry:
             await hub.clock.reload()
             self.hubs[game_id] = hub
             self.parked.pop(game_id, None)
-            return hub
+        # A restart re-checks whose turn it is (what a killed writer may not have enqueued).
+        self.committed(hub)
+        return hub
 
     async def load_all(self) -> None:
         """On start: rebuild every unfinished game and let its bots carry on (several workers:

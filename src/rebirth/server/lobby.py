@@ -26,6 +26,7 @@ from rebirth.server.deps import BearerToken, RegistryDep, SettingsDep
 from rebirth.server.errors import ApiError, texts
 from rebirth.server.hub import Hub
 from rebirth.server.invites import invite_link
+from rebirth.server.notify import NotifySpec, checked, forget, seat_link, subscribe
 from rebirth.server.store import TokenRow
 from rebirth.server.throttle import client_address
 
@@ -37,6 +38,8 @@ class SeatSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     kind: Literal["human", "easy", "normal", "hard", "expert"] = "human"
     name: str | None = Field(default=None, max_length=40)
+    notify: NotifySpec | None = None
+    """How a human seat's player is told it is their turn (server/notify.py)."""
 
 
 class NewGame(BaseModel):
@@ -94,6 +97,10 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
     if len(specs) != body.players:
         raise ApiError(400, "bad_seats", texts("server.bad_seats", players=body.players, n=len(specs)))
     kinds: list[str] = [s.kind for s in specs]
+    # Checked before anything is made: a bad address creates no game.
+    channels = {i: checked(s.notify, settings) for i, s in enumerate(specs)}
+    if any(any(channels[i]) and k != HUMAN for i, k in enumerate(kinds)):
+        raise ApiError(400, "bad_notify", texts("server.notify_bot"), {"field": "notify"})
     names = [(s.name or "").strip()
              or (f"Player {i + 1}" if s.kind == HUMAN else f"{s.kind.capitalize()} {i + 1}")
              for i, s in enumerate(specs)]
@@ -107,12 +114,18 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
                                               body.hotseat, clock)
             await asyncio.to_thread(caps.created, hub.id, client)
     except (SetupError, MapError, BotError, ValueError) as exc:
+        # Every refusal of the engine and the bots is a UserError; anything else (a bug)
+        # gets the fixed sentence, never the exception's English text.
         raise ApiError(400, "bad_game", exc.texts() if isinstance(exc, UserError)
-                       else {"en": str(exc), "de": str(exc)}) from exc
+                       else texts("server.bad_game")) from exc
     except SQLAlchemyError as exc:
         raise ApiError(503, "server_error", texts("server.storage_failed")) from exc
     gid = hub.id
     base = base_url(settings, request)
+    for i, (hook, mail) in channels.items():
+        if hook or mail:
+            await subscribe(request.app.state.notifier, hub, i, hook, mail,
+                            seat_link(base, gid, "table" if body.hotseat else str(i)))
     return {
         "game": gid,
         # Links built on a loopback address work on this computer only; the lobby says so.
@@ -162,6 +175,8 @@ async def revoke(game_id: str, seat: int, registry: RegistryDep, hub: GameHub,
     except SQLAlchemyError as exc:
         raise ApiError(503, "server_error") from exc
     old = [c.token_hash for c in hub.conns if c.role == role and (role == "table" or c.seat == seat)]
+    # The seat changes hands: the old player's channels are not the new one's.
+    await forget(request.app.state.notifier, game_id, seat)
     for h in {h for h in old if h is not None}:
         await hub.close_token(h)
     await hub.announce()  # other workers close their sockets of the revoked link

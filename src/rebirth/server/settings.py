@@ -61,6 +61,26 @@ class Settings(BaseSettings):
     forwarded_allow_ips: str = "127.0.0.1"
     """The proxies whose ``X-Forwarded-For``/``-Proto`` headers are believed (comma-separated
     addresses, ``*`` for any): uvicorn's ``--forwarded-allow-ips``."""
+    smtp_host: str = ""
+    """The SMTP server turn notifications are sent through; empty: no e-mail (server/notify.py)."""
+    smtp_port: int = 25
+    smtp_user: str = ""
+    smtp_password: str = ""
+    smtp_from: str = "rebirth@localhost"
+    """The sender address of notification e-mails."""
+    smtp_starttls: bool = False
+    """Upgrade the SMTP connection with STARTTLS before logging in."""
+    webhook_allow_private: bool = False
+    """Let webhooks reach loopback, private, link-local and other internal addresses (a
+    self-hosted network, the tests). Off: they are refused after name resolution (SSRF)."""
+    webhook_timeout: float = 5.0
+    """Seconds a webhook or SMTP delivery may take before it counts as failed (and is retried)."""
+    notify_interval: float = 2.0
+    """Seconds between two looks at the notification outbox (a new turn also wakes it at once)."""
+    notify_retry_s: float = 5.0
+    """The first retry's delay; each further retry waits twice as long."""
+    notify_attempts: int = 6
+    """Deliveries tried per notification before it is given up (logged)."""
 
     # Limits under load (server/throttle.py, server/caps.py, server/lifecycle.py). Rates are
     # moving windows in the ``limits`` notation ("20/second;600/minute"); empty: no limit.

@@ -69,10 +69,10 @@ class Undo(BaseModel):
 
 def _setup_texts(exc: Exception) -> dict[str, str]:
     """The refused set-up in every language: the engine's own message (key + args), else
-    its English text inside a generic sentence."""
+    (a KeyError or ValueError that no engine check names) the fixed sentence."""
     if isinstance(exc, UserError):
         return exc.texts()
-    return UserError("setup.failed", reason=str(exc)).texts()
+    return texts("server.bad_game")
 
 
 # ---------------------------------------------------------------------- routes

@@ -3,6 +3,7 @@ import { BoardView, MapModel } from "./board.js";
 import { SEAT_LETTERS, api, chosenLang, h, loadCatalogs, pickLang, render, scoreChart, setLang, t, translateDom, txt } from "./common.js";
 import { announce, cardOf, endScreen, errorText, presenceMark, publicMission, rememberGame, structureOwners, turnStatus } from "./kit.js";
 import { GameSocket } from "./net.js";
+import { notifyPanel, turnSignal } from "./notify.js";
 import { fitAtEnd, frameTurn, labelsToggle, scoreStrip } from "./phone.js";
 import { pageToken } from "./seat.js";
 import { clockBox, clockCell, handoverLabel, handoverWait, noticesAt, setClock, setHandover, startTicker } from "./clock.js";
@@ -577,7 +578,17 @@ function renderAll() {
   document.body.dataset.version = String(S.version);
   document.body.dataset.phase = S.view?.phase ?? "";
   document.body.dataset.turn = myTurn() ? "mine" : "other";
+  renderNotify();
   if (focused && document.activeElement?.id !== focused) $(focused)?.focus();
+}
+
+/** The tab title, favicon badge, sound and browser notification of this seat's turn, and its
+ * notification form (a seat's own link only). */
+function renderNotify() {
+  const mine = S.role === "seat" && S.seat !== null && S.view?.current_player === S.seat && S.view?.phase !== "end";
+  turnSignal({ mine, lang: S.lang, game: S.gameId, seat: S.role === "seat" ? S.seat : null });
+  $("notify-sec").hidden = S.role !== "seat";
+  if (S.role === "seat") notifyPanel($("notify"), { game: S.gameId, seat: S.seat, token, lang: S.lang });
 }
 
 // ------------------------------------------------------------------ replay

@@ -2,7 +2,7 @@
 // creator's own seat claimed in this browser), my games.
 import { api, h, loadCatalogs, pickLang, setLang, t, translateDom, txt } from "./common.js";
 import { forgetGame, myGames, rememberGame } from "./kit.js";
-import { claimInvite, seatPath } from "./seat.js";
+import { claimInvite, claimsOf, seatPath } from "./seat.js";
 import { clockMenu, clockOf } from "./clock.js";
 
 let lang = pickLang();
@@ -98,23 +98,50 @@ function mineWho(g) {
   return g.label && g.label !== g.board ? g.label : "";
 }
 
-function showMine() {
-  const ul = document.getElementById("mine");
-  ul.replaceChildren();
-  const list = myGames();
-  if (!list.length) ul.append(h("li", {}, t(lang, "lobby.mine.none")));
-  for (const g of list) {
-    const forget = h("button", { type: "button" }, t(lang, "lobby.forget"));
-    forget.addEventListener("click", () => { forgetGame(g.game); showMine(); });
-    const status = h("span", { class: "small" });
-    const parts = [t(lang, `board.${g.board}`), mineWho(g), new Date(g.when).toLocaleString(lang)].filter(Boolean);
-    ul.append(h("li", {}, h("a", { href: g.url }, parts.join(" · ")),
-      " ", status, " ", forget));
-    // The server keeps no list of a browser's games: ask for each one's public summary.
-    api(`/api/games/${encodeURIComponent(g.game)}`).then((s) => {
-      status.textContent = t(lang, s.status === "over" ? "lobby.over" : "lobby.playing");
-    }).catch(() => { status.textContent = t(lang, "lobby.gone"); });
+/** The token a remembered link holds: a spectator's or admin's in its fragment (`#t=`), a
+ * claimed seat's or device's in this browser's claims (`#s=SLOT`, seat.js). */
+function tokenOf(g) {
+  const frag = new URLSearchParams(String(g.url).split("#")[1] || "");
+  if (frag.get("t")) return frag.get("t");
+  const slot = frag.get("s");
+  return claimsOf(g.game).find((c) => c.slot === slot)?.token || "";
+}
+
+/** One game of "my games": whose turn, the last move, the seat (what the server said of it). */
+function mineItem(g, s) {
+  const forget = h("button", { type: "button" }, t(lang, "lobby.forget"));
+  forget.addEventListener("click", () => { forgetGame(g.game); showMine(); });
+  const board = t(lang, `board.${s?.board || g.board}`);
+  const who = s && !s.gone && s.seat !== null && s.seat !== undefined ? s.names[s.seat] : mineWho(g);
+  const label = [board, who, new Date(g.when).toLocaleString(lang)].filter(Boolean).join(" · ");
+  // undefined: not asked yet (the list is shown at once, the server's answer fills it in).
+  let status = s === undefined ? "" : t(lang, "lobby.gone");
+  if (s && !s.gone) {
+    status = s.status === "over" ? t(lang, "lobby.over")
+      : s.your_turn ? t(lang, "mine.your_turn") : t(lang, "mine.turn_of", { name: s.names[s.to_move] ?? "" });
   }
+  const when = s?.last_move ? t(lang, "mine.last", { when: new Date(s.last_move * 1000).toLocaleString(lang) }) : "";
+  return h("li", { class: s?.your_turn ? "mine-turn" : "", "data-game": g.game },
+    h("a", { href: g.url }, label), " ", h("b", { class: "mine-status" }, status), " ",
+    h("span", { class: "small" }, when), " ", forget);
+}
+
+async function showMine() {
+  const ul = document.getElementById("mine");
+  const list = myGames();
+  if (!list.length) { ul.replaceChildren(h("li", {}, t(lang, "lobby.mine.none"))); return; }
+  ul.replaceChildren(...list.map((g) => mineItem(g, undefined)));
+  // The server keeps no list of a browser's games: it is asked about the links this browser
+  // holds, their tokens in the request body (never in a URL), and answers newest move first.
+  let answer = [];
+  try {
+    answer = (await api("/api/my-games", { method: "POST", body: { tokens: list.map((g) => tokenOf(g)) } })).games;
+  } catch { return; } // the server is away: the list stays as this browser knows it
+  const seen = new Set();
+  const items = [];
+  for (const s of answer) { seen.add(s.i); items.push(mineItem(list[s.i], s)); }
+  list.forEach((g, i) => { if (!seen.has(i)) items.push(mineItem(g, null)); });
+  ul.replaceChildren(...items);
 }
 
 async function create(ev) {

@@ -1,7 +1,7 @@
 """Game clocks (issue 16 item 1): one row per game with a clock.
 
-Revision ID: 0004_clocks
-Revises: 0003_limits
+Revision ID: 0005_clocks
+Revises: 0004_notify
 Create Date: 2026-12-01
 
 Self-contained: only the ``clocks`` table (``server/clockstore.py``). ``rev`` counts the clock's
@@ -14,8 +14,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0004_clocks"
-down_revision = "0003_limits"
+revision = "0005_clocks"
+down_revision = "0004_notify"
 branch_labels = None
 depends_on = None
 
