@@ -137,14 +137,22 @@ class ClockKeeper:
 
     async def reload(self) -> bool:
         """Read the stored clock (another worker may have changed it); True when it changed."""
-        got = await asyncio.to_thread(clockstore.load, self.hub.store, self.hub.id)
+        got = await asyncio.to_thread(clockstore.load_with_kinds, self.hub.store, self.hub.id)
         if got is None:
             return False
-        st, rev = got
+        st, rev, kinds = got
         if self.state is not None and rev == self.rev:
             return False
         old = self.state
         self.state, self.rev = st, rev
+        seats = self.hub.match.seats
+        for seat, kind in enumerate(kinds[:len(seats)]):
+            # The seats that changed hands with this clock (another worker's time-out or take-back).
+            if seats[seat].kind != kind:
+                if kind == HUMAN:
+                    self.hub.seat_to_human(seat)
+                else:
+                    self.hub.seat_to_bot(seat, kind)
         self.arm()
         if old is not None and (old.notices != st.notices or old.enabled != st.enabled):
             # Changed by another worker (a time-out, a take-back, an adjustment): the devices

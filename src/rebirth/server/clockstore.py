@@ -55,6 +55,18 @@ def load(store: Store, game: str) -> tuple[ClockState, int] | None:
     return ClockState.from_json(json.loads(r.state)), int(r.rev)
 
 
+def load_with_kinds(store: Store, game: str) -> tuple[ClockState, int, list[str]] | None:
+    """:func:`load` and then the seats' kinds: read after the clock, so a time-out or take-back
+    the clock shows (stored in one transaction with the seat's kind) is in the kinds too."""
+    with store.engine.connect() as c:
+        r = c.execute(select(clocks.c.state, clocks.c.rev).where(clocks.c.game == game)).first()
+        if r is None:
+            return None
+        kinds = [k.kind for k in c.execute(select(seats.c.kind).where(seats.c.game == game)
+                                           .order_by(seats.c.seat))]
+    return ClockState.from_json(json.loads(r.state)), int(r.rev), kinds
+
+
 def write_in(game: str, state: ClockState, rev: int) -> Callable[[Connection], None]:
     """The clock's write inside a step's transaction: only if nobody changed the clock since
     ``rev`` (otherwise :class:`StaleWrite`, and the step is not stored either)."""
