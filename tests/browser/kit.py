@@ -39,8 +39,8 @@ class LiveServer:
         self.port = port or _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         # No rate limit or cap unless a test asks for one (server/kit.py UNLIMITED).
-        settings = Settings(database_url=sqlite_url(db), bot_delay=0.0, offline_grace=0.5,
-                            **{**UNLIMITED, **extra})
+        base: dict[str, Any] = {"database_url": sqlite_url(db), "bot_delay": 0.0, "offline_grace": 0.5}
+        settings = Settings(**{**base, **UNLIMITED, **extra})
         # A fixed seed makes a scripted game reproducible; None deals from secret seeds.
         app = create_app(settings, seed_factory=None if seed is None else (lambda: seed))
         config = uvicorn.Config(app, host="127.0.0.1", port=self.port,

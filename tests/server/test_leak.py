@@ -91,9 +91,10 @@ def test_no_frame_or_body_holds_another_seats_secrets(tmp_path: Path, board: str
         return r.json()
 
     with kit.client(tmp_path, game_factory=canary_factory, seed_factory=lambda: SEED_CANARY) as c:
+        # With a clock (issue 16 item 1): its frames go to everyone, so they are checked too.
         g = kit.new_game(c, board=board, players=3, hotseat=True,
                          seats=[{"kind": "human", "name": "Ailsa"}, {"kind": "human", "name": "Brodie"},
-                                {"kind": "easy"}])
+                                {"kind": "easy"}], clock={"kind": "turn", "per_move_s": 86400})
         gid = g["game"]
         # A hot-seat game has no seat invitations (the device holds its seats, issue 15 item 7);
         # a seat's own socket is watched through tokens as a claim would make them.
@@ -160,8 +161,11 @@ def test_no_frame_or_body_holds_another_seats_secrets(tmp_path: Path, board: str
             http(c, None, "GET", f"/api/games/{gid}/record")
 
     checked = 0
+    clocks = 0
     for cat, texts in frames.items():
         blob = "\n".join(texts)
+        for tok in (*toks, table, spect, admin):
+            assert tok not in blob, f"a token reached {cat}"
         for s in SEED_TEXTS:
             assert s not in blob, f"the seed reached {cat}"
         for cid in hidden[cat]:
@@ -169,12 +173,13 @@ def test_no_frame_or_body_holds_another_seats_secrets(tmp_path: Path, board: str
         for text in texts:
             msg = json.loads(text)
             views = [msg["view"]] if isinstance(msg, dict) and "view" in msg else []
+            clocks += isinstance(msg, dict) and isinstance(msg.get("clock"), dict)
             for v in views:
                 if cat is None:
                     private = (v["hand"], v["missions"], v["set_aside"], v["legal_actions"])
                     assert private == (None, [], [], [])
             checked += 1
-    assert checked > 100 and hidden[0] and hidden[None]
+    assert checked > 100 and hidden[0] and hidden[None] and clocks > 50
     # The canaries are really there: each seat's own cards reach it (so the test can fail).
     m = hub.match
     held = m.state.cards.tower_cards if m.game.board.is_ireland else m.state.cards.cathedral_cards

@@ -18,6 +18,7 @@ from rebirth.engine.messages import text
 from rebirth.server import (
     analysis,
     calc,
+    clockapi,
     data,
     health,
     lobby,
@@ -153,6 +154,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     # (WebSocket), the score calculator, the table companion, the analysis, then the pages.
     app.include_router(health.router)
     app.include_router(lobby.router)
+    app.include_router(clockapi.router)
     app.include_router(notify_api.router)
     app.include_router(data.router)
     app.include_router(play.router)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi import WebSocket
 
 from rebirth import __version__
+from rebirth.app.clock import ClockSpec
 from rebirth.app.match import HUMAN, Match, NotYourTurnError, StaleVersionError, bot_seed, restore
 from rebirth.bots.base import make_bot
 from rebirth.engine.actions import ActionError
@@ -31,6 +32,7 @@ from rebirth.engine.determinize import preview
 from rebirth.engine.game import Game, Setup
 from rebirth.engine.records import Seat
 from rebirth.engine.replay import LogEntry, ReplayError, logged
+from rebirth.server.clocks import HANDOVER_BOT, ClockKeeper, adopt_due, resume_all
 from rebirth.server.errors import ApiError, error_frame
 from rebirth.server.frames import FrameCache, dumps
 from rebirth.server.invites import insert_invites, invitations
@@ -51,8 +53,6 @@ GameFactory = Callable[[str, int, list[str]], Game]
 SeedFactory = Callable[[], "int | None"]
 """The seed of a new game; None (the default): 128 secret bits drawn by the Match."""
 
-HANDOVER_BOT = "greedy"
-"""The level a leaver's seat is handed to."""
 
 SEND_TIMEOUT = 10.0
 
@@ -187,6 +187,8 @@ class Hub:
         and by the version check)."""
         self.social = Social(self)
         """The game's chat and rematch (server/social.py)."""
+        self.clock = ClockKeeper(self)
+        """The game's clock (server/clocks.py; its state None: no clock)."""
 
     @property
     def multi(self) -> bool:
@@ -221,7 +223,7 @@ class Hub:
             "names": m.names, "kinds": [s.kind for s in m.seats], "variants": sorted(self.game.variants),
             "lang": self.row.lang, "hotseat": self.row.hotseat,
             "status": "over" if m.state.is_terminal() else "playing",
-            "version": m.version, "online": self.online(),
+            "version": m.version, "online": self.online(), "clock": self.clock.frame(),
         }
 
     def _sync_frame(self, c: Conn, since: int) -> dict[str, Any]:
@@ -231,7 +233,8 @@ class Hub:
                 "seats": list(c.controls) if c.role == "table" else ([c.seat] if c.role == "seat" else []),
                 "role": c.role, "version": m.version, "view": m.view(c.seat).to_json(),
                 "events": m.events_for(c.seat, since), "names": m.names,
-                "kinds": [s.kind for s in m.seats], "online": self.online(), "lang": self.row.lang}
+                "kinds": [s.kind for s in m.seats], "online": self.online(), "lang": self.row.lang,
+                "clock": self.clock.frame(), "handover_at": self.clock.handover_at()}
 
     # ------------------------------------------------------------------ connections
 
@@ -289,7 +292,7 @@ class Hub:
             await c.send(self._sync_frame(c, -1))
 
     async def _presence(self) -> None:
-        text = dumps({"type": "presence", "online": self.online()})
+        text = dumps({"type": "presence", "online": self.online(), "handover_at": self.clock.handover_at()})
         for c in list(self.conns):
             await c.send_text(text)
 
@@ -361,15 +364,18 @@ class Hub:
         m = self.match
         steps = new_steps(m, old)
         metrics = self.registry.metrics
+        also = self.clock.prepare()  # the clock moves in the steps' transaction
         try:
             with metrics.timed(metrics.store_commit_seconds):
                 await asyncio.to_thread(self.store.append, self.id, steps, m.version,
-                                        m.state.is_terminal())
+                                        m.state.is_terminal(), also)
         except StaleWrite:
+            self.clock.failed()
             log.info("game %s: another worker stored version %d first; catching up", self.id, old + 1)
             await self._rebuild()
             raise
         except Exception as exc:
+            self.clock.failed()
             metrics.store_failures.inc()
             log.exception("game %s: storing version %d failed; rebuilding from the log", self.id, m.version)
             try:
@@ -380,6 +386,7 @@ class Hub:
                 self.committed = self.match.version
             raise ServerError from exc
         self.committed = m.version
+        self.clock.committed()
         self.registry.committed(self)
         broker = self.registry.broker
         if broker is not None:
@@ -393,6 +400,7 @@ class Hub:
             self.row = row
         self.match = await asyncio.to_thread(self.registry.load_match, self.row)
         self.committed = self.match.version
+        await self.clock.reload()
 
     # ------------------------------------------------------------------ several workers
 
@@ -402,6 +410,8 @@ class Hub:
         m = self.match
         version, kinds, steps = await asyncio.to_thread(self.store.catch_up, self.id, m.version)
         changed = self._take_kinds(kinds)
+        if self.clock.state is not None and await self.clock.reload():
+            changed = True
         if steps:
             apply_steps(m, steps, self.id)
             self.committed = m.version
@@ -426,21 +436,44 @@ class Hub:
                 raise ServerError from exc
             return False
 
+    async def refresh(self) -> bool:
+        """Several workers: what the others stored, before a change between steps (the clock's);
+        the local state is kept when the database is away. Call it holding ``self.lock``."""
+        return await self._catch_up_or_rebuild(strict=False)
+
     def _take_kinds(self, kinds: list[str]) -> bool:
         """Seats another worker handed to a bot."""
         m = self.match
         changed = False
         for seat, kind in enumerate(kinds):
-            if seat < len(m.seats) and m.seats[seat].kind != kind and kind != HUMAN:
-                m.seats[seat] = Seat(m.seats[seat].name, kind)
-                m.bots[seat] = make_bot(kind, self.game, seat, bot_seed(None, seat))
-                for c in self.conns:
-                    if c.role == "table":
-                        c.controls = tuple(s for s in c.controls if s != seat)
+            if seat < len(m.seats) and m.seats[seat].kind != kind:
+                # A seat handed to a bot, or (clocks) taken back by its player.
+                if kind == HUMAN:
+                    self.seat_to_human(seat)
+                else:
+                    self.seat_to_bot(seat, kind)
                 changed = True
-        if changed:
-            self.row = GameRow(**{**self.row.__dict__, "kinds": [s.kind for s in m.seats]})
         return changed
+
+    def seat_to_bot(self, seat: int, kind: str) -> None:
+        """In memory: ``seat`` is played by a bot of ``kind`` from now on (stored already)."""
+        m = self.match
+        m.seats[seat] = Seat(m.seats[seat].name, kind)
+        m.bots[seat] = make_bot(kind, self.game, seat, bot_seed(None, seat))
+        self.row = GameRow(**{**self.row.__dict__, "kinds": [s.kind for s in m.seats]})
+        for c in self.conns:
+            if c.role == "table":
+                c.controls = tuple(s for s in c.controls if s != seat)
+
+    def seat_to_human(self, seat: int) -> None:
+        """In memory: a seat a bot played (its time ran out) is its player's again (stored already)."""
+        m = self.match
+        m.seats[seat] = Seat(m.seats[seat].name, HUMAN)
+        m.bots.pop(seat, None)
+        self.row = GameRow(**{**self.row.__dict__, "kinds": [s.kind for s in m.seats]})
+        for c in self.conns:
+            if c.role == "table" and seat not in c.controls:
+                c.controls = tuple(sorted((*c.controls, seat)))
 
     def notice(self, version: int) -> None:
         """Redis said the game is at ``version``: catch up from the database (coalesced: one
@@ -516,7 +549,7 @@ class Hub:
     def _update(self, seat: int | None, last: int, online: list[bool]) -> dict[str, Any]:
         m = self.match
         return {"type": "update", "version": m.version, "view": m.view(seat).to_json(),
-                "events": m.events_for(seat, last), "online": online}
+                "events": m.events_for(seat, last), "online": online, "clock": self.clock.frame()}
 
     # ------------------------------------------------------------------ bots
 
@@ -597,21 +630,15 @@ class Hub:
             if m.seats[seat].kind != HUMAN:
                 raise ApiError(409, "not_human")
             if self.local_online()[seat] or time.monotonic() - self.offline_since[seat] < grace:
-                raise ApiError(409, "still_online")
+                # The page counts down to when it is allowed.
+                raise ApiError(409, "still_online", details={"allowed_at": self.clock.handover_at()[seat]})
             if self.registry.broker is not None:
                 # A device of that seat may be connected to another worker.
                 elsewhere = await self.registry.broker.online_elsewhere(self.id)
                 if elsewhere is None or seat in elsewhere:
                     raise ApiError(409, "still_online")
             await asyncio.to_thread(self.store.set_kind, self.id, seat, HANDOVER_BOT)
-            m.seats[seat] = Seat(m.seats[seat].name, HANDOVER_BOT)
-            m.bots[seat] = make_bot(HANDOVER_BOT, self.game, seat, bot_seed(None, seat))
-            kinds = list(self.row.kinds)
-            kinds[seat] = HANDOVER_BOT
-            self.row = GameRow(**{**self.row.__dict__, "kinds": kinds})
-            for c in self.conns:
-                if c.role == "table":
-                    c.controls = tuple(s for s in c.controls if s != seat)
+            self.seat_to_bot(seat, HANDOVER_BOT)
             await self._presence()
         await self.announce()
         self.kick_bots()
@@ -734,6 +761,7 @@ class Registry:
                 hub.kick_bots()
         await heal_chat(self, list(self.hubs))
         await self.adopt()
+        await adopt_due(self)  # games whose time ran out that no worker holds
 
     async def adopt(self) -> None:
         """Load the unfinished bot games nobody drives (their bot lock is free: a killed
@@ -777,6 +805,7 @@ class Registry:
                 return None
             match = await asyncio.to_thread(self.load_match, row)
             hub = Hub(self, row, match.game, match)
+            await hub.clock.reload()
             self.hubs[game_id] = hub
             self.parked.pop(game_id, None)
         # A restart re-checks whose turn it is (what a killed writer may not have enqueued).
@@ -786,6 +815,7 @@ class Registry:
     async def load_all(self) -> None:
         """On start: rebuild every unfinished game and let its bots carry on (several workers:
         only the bot games nobody drives — the others are loaded when a device connects)."""
+        await resume_all(self)  # a restart charges no one for its downtime (server/clocks.py)
         if self.broker is not None:
             await self.adopt()
             return
@@ -801,7 +831,7 @@ class Registry:
                 hub.kick_bots()
 
     async def create(self, board: str, kinds: list[str], names: list[str], variants: list[str],
-                     lang: str, hotseat: bool) -> tuple[Hub, dict[str, Any]]:
+                     lang: str, hotseat: bool, clock: ClockSpec | None = None) -> tuple[Hub, dict[str, Any]]:
         """Deal and store a new game; returns its hub and its secrets (shown once): the seats'
         (or the hot-seat device's) invitation codes, the spectator and admin tokens."""
         game = self.game_factory(board, len(kinds), variants)
@@ -814,6 +844,8 @@ class Registry:
         await asyncio.to_thread(self.store.create_game, row, rows,
                                 partial(insert_invites, game=gid, rows=invs))
         hub = Hub(self, row, game, match)
+        if clock is not None:
+            await hub.clock.start(clock)
         self.hubs[gid] = hub
         hub.kick_bots()
         return hub, toks
@@ -834,6 +866,7 @@ class Registry:
         if self.broker is not None:
             await self.broker.close()
         for hub in self.hubs.values():
+            hub.clock.close()
             if hub.bot_task is not None:
                 hub.bot_task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):

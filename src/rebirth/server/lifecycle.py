@@ -19,6 +19,8 @@ import random
 import time
 from typing import TYPE_CHECKING
 
+from rebirth.server.clocks import adopt_due
+
 if TYPE_CHECKING:
     from rebirth.server.caps import Caps
     from rebirth.server.hub import Hub, Registry
@@ -74,6 +76,7 @@ class Lifecycle:
             since = self.idle_since.setdefault(gid, now)
             if now - since >= limit:
                 del hubs[gid]
+                hub.clock.close()  # its time-out comes from the due check (server/clocks.py)
                 m = hub.match
                 if not m.state.is_terminal() and m.is_human_turn():
                     # Waiting for a human who left: not adopted again until the game moves.
@@ -92,6 +95,8 @@ class Lifecycle:
             await asyncio.sleep(every)
             try:
                 self.sweep()
+                # Games out of memory whose running seat ran out of time: load them to act.
+                await adopt_due(self.registry)
             except Exception:  # a bug here must not stop the server
                 log.exception("the idle sweep failed")
 

@@ -20,6 +20,7 @@ from rebirth.engine.messages import UserError
 from rebirth.server import chat_store, invites
 from rebirth.server.addresses import base_url, is_loopback_host
 from rebirth.server.caps import Caps
+from rebirth.server.clocks import ClockBody, spec_of
 from rebirth.server.data import require_board
 from rebirth.server.deps import BearerToken, RegistryDep, SettingsDep
 from rebirth.server.errors import ApiError, texts
@@ -54,6 +55,8 @@ class NewGame(BaseModel):
     hotseat: bool = False
     chat_in_record: bool = False
     """The creator's choice: the record export carries the game's chat (server/social.py)."""
+    clock: Annotated[ClockBody, Field(discriminator="kind")] | None = None
+    """None: no clock (server/clocks.py)."""
 
 
 def _link(base: str, game: str, token: str) -> str:
@@ -92,6 +95,7 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
     """Deal a new game; the answer holds the seats' invitations (no seat's token), the
     spectator and the admin link, once."""
     require_board(body.board)
+    clock = spec_of(body.clock, settings.min_clock_s)
     specs = list(body.seats) or [SeatSpec(kind="human")] + [SeatSpec(kind="normal")] * (body.players - 1)
     if len(specs) != body.players:
         raise ApiError(400, "bad_seats", texts("server.bad_seats", players=body.players, n=len(specs)))
@@ -110,7 +114,7 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
         async with caps.create_lock:
             await asyncio.to_thread(caps.check_create, client, kinds)
             hub, toks = await registry.create(body.board, kinds, names, list(body.variants), body.lang,
-                                              body.hotseat)
+                                              body.hotseat, clock)
             await asyncio.to_thread(caps.created, hub.id, client)
         await asyncio.to_thread(chat_store.set_in_record, registry.store, hub.id, body.chat_in_record)
     except (SetupError, MapError, BotError, ValueError) as exc:

@@ -42,6 +42,9 @@ class Settings(BaseSettings):
     """The page's folder; empty: the ``rebirth/web`` folder shipped in the package."""
     offline_grace: float = 30.0
     """Seconds a seat must have been offline before the others may hand it to a bot."""
+    min_clock_s: float = Field(default=30.0, gt=0)
+    """The shortest bank (real-time) or turn (turn-based) a new game's clock may have, in seconds
+    (tests lower it to 1)."""
     redis_url: str = ""
     """``redis://host:port/db`` makes this process one worker of several on the same database
     (docs/server.md, "Several workers"); empty: single-process mode, games only in memory here."""

@@ -295,14 +295,16 @@ class Store:
             if also is not None:
                 also(c)
 
-    def append(self, game: str, steps: list[Step], version: int, over: bool) -> None:
+    def append(self, game: str, steps: list[Step], version: int, over: bool,
+               also: Callable[[Connection], None] | None = None) -> None:
         """Append accepted steps to the log and move the game's version, in one transaction —
         only if the game is still at the version before the first step (a conditional write).
 
         Exactly one writer per game however many workers: on PostgreSQL the transaction takes
         the game's advisory lock, the version check refuses a writer that is behind, and
         ``UNIQUE(game, seq)`` makes a second writer of the same step fail instead of forking the
-        log. A lost race raises :class:`StaleWrite` and writes nothing."""
+        log. A lost race raises :class:`StaleWrite` and writes nothing. ``also`` writes more in
+        the same transaction (the game's clock, server/clockstore.py)."""
         if not steps:
             return
         old = steps[0].seq - 1
@@ -317,6 +319,8 @@ class Store:
                     raise StaleWrite(f"game {game} is no longer at version {old}")
                 c.execute(insert(actions), [{"game": game, "seq": s.seq, "seat": s.seat, "text": s.text,
                                              "created": now} for s in steps])
+                if also is not None:
+                    also(c)
         except IntegrityError as exc:
             raise StaleWrite(f"game {game}: step {steps[0].seq} was stored by another writer") from exc
 

@@ -7,6 +7,7 @@ import { notifyPanel, turnSignal } from "./notify.js";
 import { fitAtEnd, frameTurn, labelsToggle, scoreStrip } from "./phone.js";
 import { pageToken } from "./seat.js";
 import { Chat } from "./chat.js";
+import { clockBox, clockCell, handoverLabel, handoverWait, noticesAt, setClock, setHandover, startTicker } from "./clock.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -68,6 +69,7 @@ function onMessage(msg) {
     S.version = msg.version;
     S.view = msg.view;
     S.next = S.view?.current_player ?? null;
+    setClock(msg.clock, msg.handover_at);
     // "My games" names this game by who this link plays: the seat's name, or its role.
     rememberGame({ game: S.gameId, url: location.pathname + location.hash, role: S.role,
       name: S.role === "seat" ? S.names[S.seat] : undefined });
@@ -77,6 +79,7 @@ function onMessage(msg) {
     S.online = msg.online || S.online;
     S.view = msg.view;
     S.next = S.view?.current_player ?? null;
+    setClock(msg.clock);
     const fresh = appendSteps(msg.events || []);
     announceSteps(fresh);
     // Hot-seat: the server follows with a seat-less sync; drop the private view at once anyway.
@@ -90,6 +93,11 @@ function onMessage(msg) {
     if (msg.action === previewLabel()) S.preview = msg;
   } else if (msg.type === "presence") {
     S.online = msg.online;
+    setHandover(msg.handover_at);
+  } else if (msg.type === "clock") {  // a time-out, a take-back or an adjustment (clock.js)
+    setClock(msg.clock, msg.handover_at);
+    S.kinds = msg.kinds || S.kinds;
+    if (msg.seats) S.seats = msg.seats;
   } else if (msg.type === "error") {
     S.sent = false;
     S.error = msg.message?.[S.lang] || msg.message?.en || msg.code;
@@ -312,9 +320,10 @@ function renderPlayers() {
           : [h("dt", {}, t(S.lang, "panel.cathedrals")), h("dd", {}, cath)],
         h("dt", {}, t(S.lang, "panel.missions")), h("dd", {}, v.mission_counts[i])),
       last ? h("span", { class: "small" }, t(S.lang, "panel.last", { hex: last })) : "",
+      clockCell(S.lang, i, S.names[i], S.kinds[i]),
       S.role === "admin" && S.kinds[i] === "human" ? revokeBox(i) : "",
-      canHandToBot(i) ? h("button", { type: "button", class: "tobot", "data-seat": i, onclick: () => handToBot(i) },
-        t(S.lang, "panel.tobot", { name: S.names[i] })) : ""));
+      canHandToBot(i) ? h("button", { type: "button", class: "tobot", "data-seat": i, "data-name": S.names[i],
+        onclick: () => handToBot(i), disabled: handoverWait(i) > 0 }, handoverLabel(S.lang, i, S.names[i])) : ""));
   }
 }
 
@@ -346,6 +355,8 @@ async function handToBot(i) {
     S.error = "";
   } catch (e) {
     S.error = e.data?.error?.message?.[S.lang] || e.message;
+    const at = e.data?.error?.details?.allowed_at;
+    if (at) setHandover(S.kinds.map((_, q) => (q === i ? at : null)));
   }
   renderAll();
 }
@@ -408,6 +419,7 @@ function renderLog() {
         " ", eventText(e), " ", h("span", { class: "rule", title: "RULES.md" }, e.rule),
         e.points ? h("span", { class: "pts" }, ` ${t(S.lang, "log.points", { points: e.points })}`) : ""));
     }
+    ol.append(...noticesAt(S.lang, st.version, S.names));
   }
   ol.scrollTop = ol.scrollHeight;
 }
@@ -558,6 +570,8 @@ function renderAll() {
   renderHand();
   renderPrompt();
   renderPlayers();
+  $("clock-box").replaceChildren(...clockBox({ lang: S.lang, role: S.role, seat: S.seat, names: S.names, gameId: S.gameId, token,
+    onDone: (res, err) => { if (res) S.kinds = res.kinds; S.error = err; renderAll(); } }));
   renderMissions();
   renderLog();
   renderEnd();
@@ -733,6 +747,7 @@ async function init() {
   window.addEventListener("pagehide", () => sock.close());
   window.rebirthSocket = sock; // the tests close it to check reconnect and resync
   sock.connect();
+  startTicker(() => S.lang, renderAll, () => S.seat);
   renderAll();
   document.body.dataset.ready = "1";
 }

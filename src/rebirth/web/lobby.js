@@ -3,6 +3,7 @@
 import { api, h, loadCatalogs, pickLang, setLang, t, translateDom, txt } from "./common.js";
 import { forgetGame, myGames, rememberGame } from "./kit.js";
 import { claimInvite, claimsOf, seatPath } from "./seat.js";
+import { clockMenu, clockOf } from "./clock.js";
 
 let lang = pickLang();
 let variants = [];
@@ -150,7 +151,8 @@ async function create(ev) {
   const seats = [];
   for (let i = 0; i < n; i++) seats.push({ kind: f.get(`kind${i}`), name: (f.get(`name${i}`) || "").trim() || null });
   const body = { board: f.get("board"), players: n, seats, variants: f.getAll("variant"), lang,
-    hotseat: f.get("hotseat") === "on", chat_in_record: f.get("chat_in_record") === "on" };
+    hotseat: f.get("hotseat") === "on", chat_in_record: f.get("chat_in_record") === "on",
+    clock: clockOf(f.get("clock")) };
   const err = document.getElementById("error");
   err.textContent = "";
   try {
@@ -169,6 +171,7 @@ async function init() {
   sel.value = lang;
   sel.addEventListener("change", async () => {
     lang = sel.value; await loadCatalogs(lang); translateDom(lang); seatRows(); variantRows(); showMine();
+    clockMenu(document.getElementById("clock"), lang);
     setLang(lang);
   });
   try {
@@ -180,6 +183,7 @@ async function init() {
   for (const r of document.querySelectorAll("input[name=board]")) r.addEventListener("change", variantRows);
   document.getElementById("new").addEventListener("submit", create);
   seatRows(); variantRows(); showMine();
+  clockMenu(document.getElementById("clock"), lang);
   document.body.dataset.ready = "1";
 }
 

@@ -1,0 +1,228 @@
+"""Game clocks (issue 16 item 1): the pure bookkeeping, with the time passed in.
+
+Two kinds, chosen when a game is created:
+
+* ``realtime``: each seat has a bank (``initial_s``); the seat to move is charged from the moment
+  its turn starts, and gets ``increment_s`` added when its turn ends.
+* ``turn``: each turn has a deadline, ``per_move_s`` after it started; nothing carries over.
+
+Only human seats run a clock: a bot's turn (a timed-out seat included) stops every clock. A seat
+keeps its turn over several steps (a placement and its mark): the clock goes on running and the
+increment is added once, when the turn passes to another seat.
+
+Rules the server relies on (docs/protocol.md, "Clocks"):
+
+* ``remaining`` is stored as it was when the running seat's turn (re)started, with ``since``, the
+  wall time it started. What is left now is ``remaining[running] - (now - since)``.
+* After a restart :meth:`ClockState.resume` sets ``since`` to the restart: the running seat's turn
+  restarts counting, so nobody is charged for the server's downtime (nor for the part of the
+  turn before it; the other seats' banks are exactly as stored).
+* A seat whose time runs out is marked ``timed_out`` (a bot plays it); taking it back gives it at
+  least :meth:`ClockSpec.comeback_s`, so it does not run out again at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+TimeSource = Callable[[], float]
+"""Wall-clock seconds (``time.time``); tests pass a fake."""
+
+Kind = Literal["realtime", "turn"]
+
+MAX_REALTIME_S = 6 * 3600
+"""The largest bank of a real-time clock (6 h)."""
+MAX_INCREMENT_S = 3600
+"""The largest increment per move (1 h)."""
+MAX_PER_MOVE_S = 14 * 86400
+"""The longest turn of a turn-based clock (14 days)."""
+MAX_ADD_S = 7 * 86400
+"""The most time one adjustment may add (7 days)."""
+MAX_NOTICES = 64
+"""Clock notices kept per game (time-outs, take-backs, adjustments); older ones are dropped."""
+
+
+@dataclass(frozen=True)
+class ClockSpec:
+    """The clock chosen for a game."""
+
+    kind: Kind
+    initial_s: int = 0
+    increment_s: int = 0
+    per_move_s: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        if self.kind == "realtime":
+            return {"kind": "realtime", "initial_s": self.initial_s, "increment_s": self.increment_s}
+        return {"kind": "turn", "per_move_s": self.per_move_s}
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> ClockSpec:
+        if d["kind"] == "realtime":
+            return ClockSpec("realtime", int(d["initial_s"]), int(d.get("increment_s", 0)))
+        if d["kind"] == "turn":
+            return ClockSpec("turn", per_move_s=int(d["per_move_s"]))
+        raise ValueError(f"unknown clock kind {d['kind']!r}")
+
+    def problems(self, min_s: float) -> list[tuple[str, float, float]]:
+        """The fields out of range as ``(field, lowest, highest)`` (empty: a valid clock)."""
+        out: list[tuple[str, float, float]] = []
+        if self.kind == "realtime":
+            if not min_s <= self.initial_s <= MAX_REALTIME_S:
+                out.append(("initial_s", min_s, MAX_REALTIME_S))
+            if not 0 <= self.increment_s <= MAX_INCREMENT_S:
+                out.append(("increment_s", 0, MAX_INCREMENT_S))
+        elif not min_s <= self.per_move_s <= MAX_PER_MOVE_S:
+            out.append(("per_move_s", min_s, MAX_PER_MOVE_S))
+        return out
+
+    def fresh(self) -> float:
+        """A seat's time at the start of the game (realtime) or of each turn (turn-based)."""
+        return float(self.initial_s if self.kind == "realtime" else self.per_move_s)
+
+    def comeback_s(self) -> float:
+        """The least a seat taken back from the bot gets on a real-time clock: an increment, and at
+        least a minute (or the whole bank, if that is shorter)."""
+        return float(max(self.increment_s, min(self.initial_s, 60)))
+
+
+@dataclass
+class ClockState:
+    """A game's clock between two steps (what the store keeps, what every frame shows)."""
+
+    spec: ClockSpec
+    remaining: list[float]
+    """Per seat, seconds left when the running seat's turn (re)started (``since``)."""
+    running: int | None = None
+    """The seat whose time runs (None: a bot's turn, the end, or the clock is off)."""
+    since: float = 0.0
+    """Wall time the running seat's time started counting."""
+    enabled: bool = True
+    """False: turned off (WCAG 2.2.1); nobody runs out of time."""
+    timed_out: list[bool] = field(default_factory=list)
+    """Per seat: its time ran out and a bot plays for it until it takes the seat back."""
+    notices: list[dict[str, Any]] = field(default_factory=list)
+    """What happened to the clock, for the log: ``{"version", "key", "seat", "s"}`` (public)."""
+
+    @staticmethod
+    def start(spec: ClockSpec, players: int) -> ClockState:
+        """A new game's clock, not yet running (call :meth:`turn` with the first seat)."""
+        return ClockState(spec, [spec.fresh()] * players, timed_out=[False] * players)
+
+    # ------------------------------------------------------------------ reading
+
+    def left(self, seat: int, now: float) -> float:
+        """Seconds ``seat`` has left at ``now`` (never below 0)."""
+        r = self.remaining[seat]
+        if seat == self.running:
+            r -= max(0.0, now - self.since)
+        return max(0.0, r)
+
+    def deadline(self) -> float | None:
+        """Wall time the running seat runs out (None: no clock runs)."""
+        if self.running is None or not self.enabled:
+            return None
+        return self.since + self.remaining[self.running]
+
+    def expired(self, now: float) -> bool:
+        """The running seat's time has run out."""
+        d = self.deadline()
+        return d is not None and now >= d
+
+    # ------------------------------------------------------------------ changing
+
+    def turn(self, seat: int | None, human: bool, now: float) -> None:
+        """A step was committed at ``now`` and ``seat`` is to move (None: nobody, the end).
+
+        The running seat is charged up to ``now``; if the turn passes to another seat it gets its
+        increment (realtime). The next seat's time runs only if it is a human's (``human``)."""
+        r = self.running
+        if r is not None:
+            used = max(0.0, now - self.since)
+            self.remaining[r] = max(0.0, self.remaining[r] - used)
+            if r != seat:
+                # The turn passed on: a bank gets its increment, a turn-based clock is full again
+                # for the next turn.
+                self.remaining[r] = (self.remaining[r] + self.spec.increment_s
+                                     if self.spec.kind == "realtime" else self.spec.fresh())
+        out = seat is not None and 0 <= seat < len(self.timed_out) and self.timed_out[seat]
+        if self.enabled and seat is not None and human and not out:
+            if self.spec.kind == "turn" and seat != r:
+                self.remaining[seat] = self.spec.fresh()
+            self.running = seat
+        else:
+            self.running = None
+        self.since = now
+
+    def time_out(self, version: int) -> int:
+        """The running seat ran out: it is marked and stops running; returns the seat."""
+        seat = self.running
+        if seat is None:
+            raise ValueError("no clock is running")
+        self.remaining[seat] = 0.0
+        self.timed_out[seat] = True
+        self.running = None
+        self._notice(version, "clock.timeout", seat)
+        return seat
+
+    def take_back(self, seat: int, version: int) -> None:
+        """A timed-out seat's player is back: the seat is theirs again, with some time."""
+        self.timed_out[seat] = False
+        if self.spec.kind == "realtime":
+            self.remaining[seat] = max(self.remaining[seat], self.spec.comeback_s())
+        else:
+            self.remaining[seat] = self.spec.fresh()
+        self._notice(version, "clock.back", seat)
+
+    def add(self, seconds: float, now: float, version: int) -> None:
+        """Every seat gets ``seconds`` more (the running one on the turn it is in)."""
+        if self.running is not None:
+            # Charge up to now first, so the addition is not lost to the time already used.
+            self.remaining[self.running] = self.left(self.running, now)
+            self.since = now
+        self.remaining = [r + seconds for r in self.remaining]
+        self._notice(version, "clock.added", None, seconds)
+
+    def turn_off(self, now: float, version: int) -> None:
+        """No clock any more: nobody runs out of time (the times shown stop)."""
+        if self.running is not None:
+            self.remaining[self.running] = self.left(self.running, now)
+        self.running = None
+        self.since = now
+        self.enabled = False
+        self._notice(version, "clock.off", None)
+
+    def resume(self, now: float) -> None:
+        """After a restart: the running seat's turn restarts counting from ``now`` (no one is
+        charged for the downtime)."""
+        self.since = now
+
+    def _notice(self, version: int, key: str, seat: int | None, s: float | None = None) -> None:
+        n: dict[str, Any] = {"version": version, "key": key, "seat": seat}
+        if s is not None:
+            n["s"] = s
+        self.notices = [*self.notices, n][-MAX_NOTICES:]
+
+    # ------------------------------------------------------------------ JSON
+
+    def to_json(self) -> dict[str, Any]:
+        """The stored form."""
+        return {"spec": self.spec.to_json(), "remaining": self.remaining, "running": self.running,
+                "since": self.since, "enabled": self.enabled, "timed_out": self.timed_out,
+                "notices": self.notices}
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> ClockState:
+        return ClockState(ClockSpec.from_json(d["spec"]), [float(x) for x in d["remaining"]],
+                          d["running"], float(d["since"]), bool(d["enabled"]),
+                          [bool(x) for x in d["timed_out"]], list(d.get("notices", [])))
+
+    def frame(self, now: float) -> dict[str, Any]:
+        """What every seat and spectator is shown: the times left now, who runs, the server's
+        time (the page counts down from it but never decides). Public: no secret in it."""
+        return {**self.spec.to_json(), "enabled": self.enabled, "running": self.running,
+                "left": [round(self.left(i, now), 3) for i in range(len(self.remaining))],
+                "deadline": self.deadline(), "server_time": now, "timed_out": list(self.timed_out),
+                "notices": list(self.notices)}
