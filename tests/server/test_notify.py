@@ -437,3 +437,32 @@ def test_a_hanging_webhook_does_not_hold_up_other_notifications(tmp_path: Path) 
         assert wait_for(lambda: len(rec.on("/ok")) == 1, timeout=2.5)
         assert time.monotonic() - start < 2.5
         assert [r["done"] for r in box.rows(stuck["game"])] == [None]  # still hanging
+
+
+def test_a_turn_based_deadline_sends_one_reminder_to_the_seat_to_move(tmp_path: Path) -> None:
+    """Issue 16 item 2 "Reminders before a turn-based deadline": with a turn clock the seat to
+    move gets its turn notification at once and one reminder when a quarter of its move's time
+    is left (at most an hour before); the seat not to move gets no reminder."""
+    per_move = 8
+    with receiver() as rec, kit.client(tmp_path, **fast(min_clock_s=1)) as c:
+        g = kit.new_game(c, players=2, clock={"kind": "turn", "per_move_s": per_move},
+                         seats=[{"kind": "human", "notify": {"webhook": rec.url("/s0")}},
+                                {"kind": "human", "notify": {"webhook": rec.url("/s1")}}])
+        gid = g["game"]
+        start = time.monotonic()
+        sync = None
+        toks = kit.seat_tokens(c, g)
+        with c.websocket_connect(f"/ws/games/{gid}") as ws:
+            sync = kit.hello(ws, toks[0])
+        mover = sync["view"]["current_player"]
+        path, other = f"/s{mover}", f"/s{1 - mover}"
+        deadline = start + per_move
+        while time.monotonic() < deadline - 0.5 and len(rec.on(path)) < 2:
+            time.sleep(0.05)
+        kinds = [json.loads(h.body)["kind"] for h in rec.on(path)]
+        assert kinds == ["turn", "reminder"], kinds
+        got_at = time.monotonic() - start
+        assert per_move * 0.75 - 1.0 <= got_at < per_move, got_at  # due 6 s into an 8 s move
+        body = json.loads(rec.on(path)[1].body)
+        assert body["url"].endswith(f"/game/{gid}#s={mover}") and body["seat"] == mover
+        assert all(json.loads(h.body)["kind"] != "reminder" for h in rec.on(other))

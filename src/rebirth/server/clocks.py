@@ -134,6 +134,9 @@ class ClockKeeper:
         await asyncio.to_thread(clockstore.create, self.hub.store, self.hub.id, st)
         self.state, self.rev = st, 0
         self.arm()
+        # The first turn's clock runs now: the hooks that read it (a deadline's reminder,
+        # server/notify.py) hear of it as of a step.
+        self.hub.registry.committed(self.hub)
 
     async def reload(self) -> bool:
         """Read the stored clock (another worker may have changed it); True when it changed."""

@@ -126,6 +126,24 @@ def webhook_body(url: str, message: str, extra: dict[str, Any]) -> dict[str, Any
     return {"content": message, "text": message, **extra}
 
 
+REMINDER_SHARE = 0.25
+"""A turn-based game reminds the seat to move when this share of its move's time is left..."""
+REMINDER_MAX_S = 3600.0
+"""... but no earlier than an hour before the deadline (a 3-day move: an hour before)."""
+
+
+def reminder_due(hub: Hub) -> float | None:
+    """When the running seat of a turn-based game is reminded of its deadline (wall time), or
+    None (no clock, a real-time clock, or no clock running)."""
+    st = hub.clock.state
+    if st is None or st.spec.kind != "turn":
+        return None
+    deadline = st.deadline()
+    if deadline is None:
+        return None
+    return deadline - min(REMINDER_MAX_S, st.spec.per_move_s * REMINDER_SHARE)
+
+
 class Notifier:
     """The outbox's writer hook and its dispatcher (one per worker)."""
 
@@ -142,6 +160,8 @@ class Notifier:
         self._pool = ThreadPoolExecutor(DELIVERY_THREADS, thread_name_prefix="rebirth-notify")
         self._last: dict[str, tuple[int, int]] = {}
         """Per game, the turn last enqueued by this worker (no second round trip per step)."""
+        self._reminded: dict[str, tuple[int, int]] = {}
+        """Per game, the turn (version, seat) whose deadline reminder is enqueued."""
         self.delivered = 0
         """Deliveries that succeeded in this process (tests)."""
 
@@ -156,10 +176,18 @@ class Notifier:
         notification of the seat now to move. It runs as its own task: the step's broadcast
         does not wait for it."""
         key = turn_key(hub.match)
-        if key is None or self._last.get(hub.id) == key:
+        if key is None:
+            return
+        version, seat = key
+        due = reminder_due(hub)
+        if due is not None and self._reminded.get(hub.id) != key:
+            # Idempotent like the turn's; dropped unsent if the seat moves first (the
+            # dispatcher checks the turn). Asked again once the clock starts (a new game).
+            self._reminded[hub.id] = key
+            self._spawn(self.enqueue(hub.id, seat, version=version, kind="reminder", due=due))
+        if self._last.get(hub.id) == key:
             return  # the same turn goes on (a seat's second step): enqueued already
         self._last[hub.id] = key
-        version, seat = key
         self._spawn(self.enqueue(hub.id, seat, version=version))
 
     async def enqueue(self, game: str, seat: int, *, version: int, kind: str = "turn",
@@ -366,6 +394,9 @@ async def subscribe(notifier: Notifier, hub: Hub, seat: int, hook: str | None, m
         key = turn_key(hub.match)
     if key is not None and key[1] == seat:
         await notifier.enqueue(hub.id, seat, version=key[0])
+        due = reminder_due(hub)
+        if due is not None:  # a deadline runs: its reminder goes to the channels just chosen
+            await notifier.enqueue(hub.id, seat, version=key[0], kind="reminder", due=due)
 
 
 async def forget(notifier: Notifier, game: str, seat: int) -> None:
