@@ -153,3 +153,19 @@ def test_the_player_to_move_is_warned_and_can_add_time_or_turn_the_clock_off(qui
     assert page.locator(".player[data-seat='0'] .clock").text_content() == "Clock off"
     assert page.locator("#clock-off").count() == 0
     assert not page.errors  # type: ignore[attr-defined]
+
+
+def test_my_games_shows_the_time_left_of_the_seat_to_move(live_server: LiveServer, new_context: Any) -> None:
+    """Issue 16 item 2: "My games" lists this browser's games "with whose turn it is and the time
+    left" — from the server's public clock frame, never from the page's own count."""
+    res = new_game(live_server, {"board": "scotland", "players": 2,
+                                 "seats": [{"kind": "human", "name": "Ailsa"},
+                                           {"kind": "human", "name": "Brodie"}],
+                                 "clock": {"kind": "turn", "per_move_s": 86400}})
+    page = open_page(new_context(), res["links"]["seats"][0]["url"])
+    lobby = page.context.new_page()
+    lobby.goto(live_server.url + "/")
+    sel = f"#mine li[data-game='{res['game']}'] .mine-clock"
+    lobby.wait_for_function(f"document.querySelector(\"{sel}\")?.textContent.startsWith('Time left: ')")
+    text = lobby.inner_text(sel)
+    assert text.startswith("Time left: 23:59") or text.startswith("Time left: 1 d"), text

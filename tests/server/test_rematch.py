@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
@@ -179,3 +180,28 @@ def test_exactly_one_rematch_when_two_players_click_at_once(tmp_path: Path) -> N
             assert len({a["game"] for a in answers}) == 1
             assert sorted(a["created"] for a in answers) == [False, True]
             assert _count(c, rematches) == 1 and _count(c, games) == 2
+
+
+def test_a_rematch_keeps_the_clock_chosen_for_the_game(tmp_path: Path) -> None:
+    """Item 4 "the same seats, bots and settings": the clock chosen at creation (issue 16 item
+    1) comes back with a full bank in the rematch; a game without a clock gets none."""
+    clock = {"kind": "realtime", "initial_s": 600, "increment_s": 10}
+    with kit.client(tmp_path) as c:
+        g, _seats, ctxs = _finished(c, board="scotland", players=2, clock=clock,
+                                   seats=[{"kind": "human"}, {"kind": "easy"}])
+        try:
+            gid, toks = g["game"], tokens(c, g)
+            res = c.post(f"/api/games/{gid}/rematch", headers=auth(toks[0])).json()
+            got = c.get(f"/api/games/{res['game']}").json()["clock"]
+            assert {k: got[k] for k in clock} == clock and got["enabled"] is True
+            assert got["left"][0] == pytest.approx(600, abs=5.0)
+        finally:
+            _close(ctxs)
+        g2, _seats, ctxs2 = _finished(c, board="scotland", players=2,
+                                      seats=[{"kind": "human"}, {"kind": "easy"}])
+        try:
+            gid2 = g2["game"]
+            res2 = c.post(f"/api/games/{gid2}/rematch", headers=auth(tokens(c, g2)[0])).json()
+            assert c.get(f"/api/games/{res2['game']}").json()["clock"] is None
+        finally:
+            _close(ctxs2)

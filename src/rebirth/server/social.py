@@ -274,7 +274,12 @@ class Social:
             won = await asyncio.to_thread(chat_store.create_rematch, self.store, hub.id, row, in_record)
             self.rematch = won
             if won == row.id:
-                hub.registry.add_hub(row, match)
+                new_hub = hub.registry.add_hub(row, match)
+                spec = hub.clock.state.spec if hub.clock.state is not None else None
+                if spec is not None:
+                    # Same settings: the old game's clock as it was chosen (time added during
+                    # the game or a clock turned off there does not carry over).
+                    await new_hub.clock.start(spec)
             await self._send_rematch()
         await self._announce(self.delivered)
         return won, won == row.id

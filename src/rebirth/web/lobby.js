@@ -3,7 +3,7 @@
 import { api, h, loadCatalogs, pickLang, setLang, t, translateDom, txt } from "./common.js";
 import { forgetGame, myGames, rememberGame } from "./kit.js";
 import { claimInvite, claimsOf, seatPath } from "./seat.js";
-import { clockMenu, clockOf } from "./clock.js";
+import { clockMenu, clockOf, fmt } from "./clock.js";
 
 let lang = pickLang();
 let variants = [];
@@ -123,7 +123,15 @@ function mineItem(g, s) {
   const when = s?.last_move ? t(lang, "mine.last", { when: new Date(s.last_move * 1000).toLocaleString(lang) }) : "";
   return h("li", { class: s?.your_turn ? "mine-turn" : "", "data-game": g.game },
     h("a", { href: g.url }, label), " ", h("b", { class: "mine-status" }, status), " ",
-    h("span", { class: "small" }, when), " ", forget);
+    h("span", { class: "mine-clock" }, timeLeft(s)), " ", h("span", { class: "small" }, when), " ", forget);
+}
+
+/** The time the seat to move has left, as the server's clock said (its frame is public). */
+function timeLeft(s) {
+  const c = s && !s.gone && s.status !== "over" ? s.clock : null;
+  if (!c || !c.enabled || c.running === null || c.running === undefined) return "";
+  // The server's figure is of its own time; the list was asked a moment ago.
+  return t(lang, "clock.left", { time: fmt(lang, c.left[c.running]) });
 }
 
 async function showMine() {
