@@ -114,13 +114,16 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, Any
         yield {"database_url": url}
 
 
-def test_one_notification_per_turn_on_webhook_and_email(tmp_path: Path, db: dict[str, Any]) -> None:
+@pytest.mark.parametrize("clock", [None, {"kind": "turn", "per_move_s": 86400}], ids=["no-clock", "turn-24h"])
+def test_one_notification_per_turn_on_webhook_and_email(tmp_path: Path, db: dict[str, Any],
+                                                       clock: dict[str, Any] | None) -> None:
     """Issue 16 item 2 (must-show): each seat's webhook and mailbox get exactly one
-    notification per turn of that seat, with its own link and nothing hidden (S-5)."""
+    notification per turn of that seat, with its own link and nothing hidden (S-5) — also in a
+    turn-based game with a 24 h move (its reminder is due an hour before the deadline)."""
     with receiver() as rec, smtp_server() as smtp, kit.client(
             tmp_path, game_factory=canary_factory, seed_factory=lambda: SEED_CANARY,
             **fast(smtp_host="127.0.0.1", smtp_port=smtp.port, **db)) as c:
-        g = kit.new_game(c, players=2, seats=[
+        g = kit.new_game(c, players=2, clock=clock, seats=[
             {"kind": "human", "name": "Ailsa",
              "notify": {"webhook": rec.url("/a"), "email": "ailsa@example.org"}},
             {"kind": "human", "name": "Brodie",
@@ -154,7 +157,13 @@ def test_one_notification_per_turn_on_webhook_and_email(tmp_path: Path, db: dict
         assert [len(rec.on(p)) for p in paths] == turns
         assert [sum(m in x.rcpt for x in smtp.box) for m in mails] == turns
         rows = Outbox(store_of(c)).rows(gid)
-        assert len(rows) == 2 * sum(turns) and {r["done"] for r in rows} == {"sent"}
+        sent = [r for r in rows if r["kind"] == "turn"]
+        assert len(sent) == 2 * sum(turns) and {r["done"] for r in sent} == {"sent"}
+        # A 24 h move's reminder is due an hour before its deadline: none is sent here; each
+        # is dropped unsent once its turn is over (pending only for the turn still running).
+        reminders = [r for r in rows if r["kind"] == "reminder"]
+        assert len(reminders) == (2 * sum(turns) if clock else 0)
+        assert {r["done"] for r in reminders} <= {None, "dropped"}
 
         # Every byte sent: the seat's own link, no other token, no canary card, no seed.
         for seat in (0, 1):
