@@ -483,6 +483,52 @@ def test_a_worker_that_lost_the_race_catches_up_and_answers_stale(tmp_path: Path
             assert len(steps) == da.version
 
 
+def test_a_seat_handed_to_a_bot_elsewhere_refuses_its_human_step_without_a_read(tmp_path: Path) -> None:
+    """A worker does not read the seats before each action while Redis is up: the step's
+    conditional write checks the acting seat's kind instead. Here the notice of a hand-over is
+    lost; the seat's human action at worker A is refused, stores nothing, and A then knows the
+    seat is a bot's."""
+    with database() as db, redis_server() as r:
+        pfx = prefix()
+        with worker(tmp_path, db, r, pfx, heal_interval=600) as a, \
+                worker(tmp_path, db, r, pfx, heal_interval=600) as b:
+            g = kit.new_game(a, board="ireland", players=2, seats=HUMANS)
+            gid = g["game"]
+            ha = hub(a, gid)
+            first = ha.match.state.current_player
+            tok = kit.claim(a, g["links"]["seats"][first]["url"])
+            with a.websocket_connect(f"/ws/games/{gid}") as wa:
+                da = Sock(wa, "a")
+                da.hello(tok)
+                # The join's own announcement comes back once; then nothing is pending.
+                deadline = time.monotonic() + 10
+                while ha._may_be_behind():
+                    assert time.monotonic() < deadline, "still reading before every action"
+                    time.sleep(0.02)
+                registry(a).broker.on_notice = lambda game, version: None  # type: ignore[union-attr]
+                registry(b).store.set_kind(gid, first, "normal")  # the other worker's hand-over
+                da.ws.send_json({"type": "act", "action": da.view["legal_actions"][0], "version": 0})
+                da.until(lambda: bool(da.errors))
+                assert [e["code"] for e in da.errors] == ["stale_version"], da.errors
+                assert ha.match.seats[first].kind == "normal"
+            assert check_log(db, gid) == []
+
+
+def test_the_acting_seats_kind_guards_the_log(tmp_path: Path) -> None:
+    """``Store.append(actor=...)``: a step of a seat that no longer has the kind it acted as is
+    refused and writes nothing."""
+    with database() as db, worker_store(db) as (s1, s2):
+        with kit.client(tmp_path, database_url=db) as c:
+            gid = kit.new_game(c, board="ireland", players=2, seats=HUMANS)["game"]
+        s2.set_kind(gid, 0, "normal")
+        with pytest.raises(StaleWrite):
+            s1.append(gid, [Step(1, 0, "A1")], 1, False, actor=(0, "human"))
+        assert s1.steps(gid) == [] and s1.versions([gid]) == {gid: 0}
+        s1.append(gid, [Step(1, 0, "A1")], 1, False, actor=(0, "normal"))
+        s1.append(gid, [Step(2, 1, "B2")], 2, False, actor=(1, "human"))
+        assert s2.versions([gid]) == {gid: 2}
+
+
 def test_a_link_revoked_on_one_worker_is_closed_on_the_other(tmp_path: Path) -> None:
     with database() as db, redis_server() as r:
         pfx = prefix()

@@ -162,15 +162,23 @@ class Match:
     def log_for(self, seat: int | None, since_version: int = -1) -> list[Event]:
         """The events of the steps after ``since_version`` (-1: all, the deal's included) as
         ``seat`` may see them (None: a spectator)."""
-        return [e.for_seat(seat) for st in self.steps if st.version > since_version
-                for e in st.events]
+        return [e.for_seat(seat) for st in self._steps_after(since_version) for e in st.events]
 
     def events_for(self, seat: int | None, since_version: int = -1) -> list[dict[str, Any]]:
         """The steps after ``since_version`` as JSON for ``seat``: version, actor and events,
         each event serialised for that seat (redaction by construction)."""
         return [{"version": st.version, "seat": st.seat,
                  "events": [e.to_json(seat) for e in st.events]}
-                for st in self.steps if st.version > since_version]
+                for st in self._steps_after(since_version)]
+
+    def _steps_after(self, version: int) -> list[Step]:
+        """The steps after ``version``, found from the end: a broadcast asks for the last one
+        or two, and scanning every step of a long game each time made it quadratic."""
+        steps = self.steps
+        i = len(steps)
+        while i > 0 and steps[i - 1].version > version:
+            i -= 1
+        return steps[i:]
 
     def record(self, for_seat: int | None = None) -> dict[str, Any]:
         """The record: complete once the game is over; before that redacted for ``for_seat``

@@ -139,8 +139,9 @@ class Conn:
         if self.closed:
             return False
         try:
-            async with self.send_lock:
-                await asyncio.wait_for(self.ws.send_json(msg), SEND_TIMEOUT)
+            text = dumps(msg)
+            async with self.send_lock, asyncio.timeout(SEND_TIMEOUT):
+                await self.ws.send_text(text)
             return True
         except Exception:  # a gone or stuck client must not stop the game
             self.closed = True
@@ -180,6 +181,10 @@ class Hub:
         self._own: set[int] = set()
         """Versions this worker published itself (their echo needs no catch-up)."""
         self._follow_task: asyncio.Task[None] | None = None
+        broker = registry.broker
+        self._reconnects_seen = broker.reconnects if broker is not None and broker.connected else -1
+        """The broker's reconnect count when this game was last read whole or caught up (-1:
+        not since Redis was up)."""
         self._again = False
         self._recheck = False
         self.remote_online: set[int] = set()
@@ -231,7 +236,7 @@ class Hub:
         c.last = m.version
         return {"type": "sync", "game": self.id, "seat": c.seat,
                 "seats": list(c.controls) if c.role == "table" else ([c.seat] if c.role == "seat" else []),
-                "role": c.role, "version": m.version, "view": m.view(c.seat).to_json(),
+                "role": c.role, "version": m.version, "view": m.view(c.seat),
                 "events": m.events_for(c.seat, since), "names": m.names,
                 "kinds": [s.kind for s in m.seats], "online": self.online(), "lang": self.row.lang,
                 "clock": self.clock.frame(), "handover_at": self.clock.handover_at()}
@@ -322,7 +327,7 @@ class Hub:
         metrics = self.registry.metrics
         start = time.perf_counter()
         async with self.lock:
-            if self.multi and await self._catch_up_or_rebuild():
+            if self._may_be_behind() and await self._catch_up_or_rebuild():
                 # Another worker moved the game on: this connection learns it first.
                 await self._broadcast()
             who = self.acting_seat(c, seat)
@@ -355,6 +360,22 @@ class Hub:
                 # cards the seat cannot know.
                 "events": [e.to_json(None) for e in events]}
 
+    def _may_be_behind(self) -> bool:
+        """Several workers: must the game be read from the database before a human step?
+
+        Not while the Redis subscription has been up since this game last caught up and no
+        notice waits to be read: every other worker's step would have been announced. Even
+        then a notice can be in flight — the step's conditional write (the version, the acting
+        seat's kind, the clock's revision: :meth:`Store.append`) refuses a step taken on an old
+        state, so skipping the read costs at most a stale answer, never a wrong step."""
+        broker = self.registry.broker
+        if broker is None:
+            return False
+        if not broker.connected or broker.reconnects != self._reconnects_seen:
+            return True
+        task = self._follow_task
+        return task is not None and not task.done()
+
     async def _commit(self, old: int) -> None:
         """Store the steps after ``old``; if that fails, undo them by rebuilding from the log.
 
@@ -368,7 +389,7 @@ class Hub:
         try:
             with metrics.timed(metrics.store_commit_seconds):
                 await asyncio.to_thread(self.store.append, self.id, steps, m.version,
-                                        m.state.is_terminal(), also)
+                                        m.state.is_terminal(), also, self._actor(steps))
         except StaleWrite:
             self.clock.failed()
             log.info("game %s: another worker stored version %d first; catching up", self.id, old + 1)
@@ -393,6 +414,13 @@ class Hub:
             self._own.add(m.version)
             await broker.publish(self.id, m.version)
 
+    def _actor(self, steps: list[Step]) -> tuple[int, str] | None:
+        """The seat that took the first of ``steps`` and the kind it acted as (chance: None)."""
+        seat = steps[0].seat if steps else None
+        if seat is None or not 0 <= seat < len(self.match.seats):
+            return None
+        return seat, self.match.seats[seat].kind
+
     async def _rebuild(self) -> None:
         """The match again from the stored game (its setup, seed, seat kinds and log)."""
         row = await asyncio.to_thread(self.store.game, self.id)
@@ -408,7 +436,10 @@ class Hub:
         """Read what another worker stored after our version (steps, seats handed to bots) and
         re-enter it; True when something changed. Call it holding ``self.lock``."""
         m = self.match
+        broker = self.registry.broker
+        reconnects = broker.reconnects if broker is not None else 0
         version, kinds, steps = await asyncio.to_thread(self.store.catch_up, self.id, m.version)
+        self._reconnects_seen = reconnects
         changed = self._take_kinds(kinds)
         if self.clock.state is not None and await self.clock.reload():
             changed = True
@@ -548,7 +579,8 @@ class Hub:
 
     def _update(self, seat: int | None, last: int, online: list[bool]) -> dict[str, Any]:
         m = self.match
-        return {"type": "update", "version": m.version, "view": m.view(seat).to_json(),
+        # The view as it is: frames.dumps writes its dataclass and tuples directly.
+        return {"type": "update", "version": m.version, "view": m.view(seat),
                 "events": m.events_for(seat, last), "online": online, "clock": self.clock.frame()}
 
     # ------------------------------------------------------------------ bots

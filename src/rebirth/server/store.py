@@ -44,6 +44,7 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
+    exists,
     func,
     insert,
     inspect,
@@ -296,15 +297,19 @@ class Store:
                 also(c)
 
     def append(self, game: str, steps: list[Step], version: int, over: bool,
-               also: Callable[[Connection], None] | None = None) -> None:
+               also: Callable[[Connection], None] | None = None,
+               actor: tuple[int, str] | None = None) -> None:
         """Append accepted steps to the log and move the game's version, in one transaction —
         only if the game is still at the version before the first step (a conditional write).
 
         Exactly one writer per game however many workers: on PostgreSQL the transaction takes
         the game's advisory lock, the version check refuses a writer that is behind, and
         ``UNIQUE(game, seq)`` makes a second writer of the same step fail instead of forking the
-        log. A lost race raises :class:`StaleWrite` and writes nothing. ``also`` writes more in
-        the same transaction (the game's clock, server/clockstore.py)."""
+        log. ``actor`` (seat, kind): the acting seat must still have that kind — a seat another
+        worker handed to a bot (or gave back to its player) refuses the step, so a worker need
+        not read the seats before every action. A lost race raises :class:`StaleWrite` and
+        writes nothing. ``also`` writes more in the same transaction (the game's clock,
+        server/clockstore.py)."""
         if not steps:
             return
         old = steps[0].seq - 1
@@ -313,10 +318,15 @@ class Store:
             with self.tx() as c:
                 if not self.is_sqlite:
                     c.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": game_lock_key(game)})
-                moved = c.execute(update(games).where(games.c.id == game, games.c.version == old).values(
-                    version=version, status="over" if over else "playing")).rowcount
+                q = update(games).where(games.c.id == game, games.c.version == old)
+                if actor is not None:
+                    q = q.where(~exists().where(seats.c.game == game, seats.c.seat == actor[0],
+                                                seats.c.kind != actor[1]))
+                moved = c.execute(q.values(version=version,
+                                           status="over" if over else "playing")).rowcount
                 if moved != 1:
-                    raise StaleWrite(f"game {game} is no longer at version {old}")
+                    raise StaleWrite(f"game {game} is no longer at version {old}"
+                                     + ("" if actor is None else f" with seat {actor[0]} {actor[1]}"))
                 c.execute(insert(actions), [{"game": game, "seq": s.seq, "seat": s.seat, "text": s.text,
                                              "created": now} for s in steps])
                 if also is not None:
