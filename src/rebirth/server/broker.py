@@ -145,6 +145,44 @@ class Broker:
         except Exception as exc:  # presence is advisory: a lost mark only weakens the hand-over check
             log.warning("presence of game %s not stored: %s", game, exc)
 
+    async def presence_of_all(self, marks: dict[str, list[int]], ttl: float) -> dict[str, set[int]] | None:
+        """:meth:`mark_online` and then :meth:`online_elsewhere` for many games in one pipeline
+        (the version check refreshes every game with a device here: one round trip, not two
+        per game). None: Redis cannot say now."""
+        if not self.connected or not marks:
+            return None if not self.connected else {}
+        now = time.time()
+        try:
+            pipe = self._pub.pipeline(transaction=False)
+            for game, seats in marks.items():
+                key = self._presence_key(game)
+                pipe.zremrangebyscore(key, "-inf", now)
+                pipe.zrem(key, *[f"{self.worker}:{s}" for s in range(MAX_SEATS)])
+                if seats:
+                    pipe.zadd(key, {f"{self.worker}:{s}": now + ttl for s in seats})
+                pipe.expire(key, max(1, int(ttl) + 1))
+                pipe.zrangebyscore(key, now, "+inf")
+            replies = await pipe.execute()
+        except Exception as exc:  # presence is advisory, as in mark_online
+            log.warning("presence of %d games not refreshed: %s", len(marks), exc)
+            return None
+        out: dict[str, set[int]] = {}
+        i = 0
+        for game, seats in marks.items():
+            i += 4 + (1 if seats else 0)
+            out[game] = self._others(replies[i - 1])
+        return out
+
+    def _others(self, members: Any) -> set[int]:
+        """The seats in a presence set's members that another worker marked."""
+        out = set()
+        for m in members:
+            text = m.decode() if isinstance(m, bytes) else str(m)
+            worker, _, seat = text.partition(":")
+            if worker != self.worker and seat.isdigit():
+                out.add(int(seat))
+        return out
+
     async def online_elsewhere(self, game: str) -> set[int] | None:
         """The seats other workers have a device of (None: Redis cannot say now)."""
         if not self.connected:
@@ -154,13 +192,7 @@ class Broker:
         except Exception as exc:
             log.warning("presence of game %s not readable: %s", game, exc)
             return None
-        out = set()
-        for m in members:
-            text = m.decode() if isinstance(m, bytes) else str(m)
-            worker, _, seat = text.partition(":")
-            if worker != self.worker and seat.isdigit():
-                out.add(int(seat))
-        return out
+        return self._others(members)
 
     async def _listen(self) -> None:
         backoff = BACKOFF_MIN

@@ -780,11 +780,7 @@ class Registry:
         """One version check of every unfinished game in memory (one query), a catch-up of
         those behind; then the bot games nobody drives (a killed worker's) are adopted."""
         live = {gid: h for gid, h in self.hubs.items() if not h.match.state.is_terminal()}
-        for h in live.values():
-            if h.conns:
-                await h.mark_online()
-                async with h.lock:
-                    await h.refresh_remote()
+        await self._refresh_presence([h for h in live.values() if h.conns])
         stored = await asyncio.to_thread(self.store.versions, list(live))
         for gid, hub in live.items():
             if stored.get(gid, -1) > hub.committed:
@@ -794,6 +790,22 @@ class Registry:
         await heal_chat(self, list(self.hubs))
         await self.adopt()
         await adopt_due(self)  # games whose time ran out that no worker holds
+
+    async def _refresh_presence(self, hubs: list[Hub]) -> None:
+        """Mark this worker's devices and read the others' for ``hubs``, all in one Redis round
+        trip; the games whose remote presence changed tell their local devices."""
+        if self.broker is None or not hubs:
+            return
+        marks = {h.id: [s for s, on in enumerate(h.local_online()) if on] for h in hubs}
+        remote = await self.broker.presence_of_all(marks, self.presence_ttl)
+        if remote is None:
+            return
+        for h in hubs:
+            seen = remote.get(h.id)
+            if seen is not None and seen != h.remote_online:
+                async with h.lock:
+                    h.remote_online = seen
+                    await h._presence()
 
     async def adopt(self) -> None:
         """Load the unfinished bot games nobody drives (their bot lock is free: a killed

@@ -144,12 +144,17 @@ class Outbox:
         """One row per channel the seat chose (of ``channels``); a key already there is kept as
         it is. Returns how many rows were new."""
         now = time.time()
+        # Read first, outside a write transaction: most seats chose no channel, and on SQLite
+        # a write transaction takes the database's one write lock for every step.
+        with self.store.engine.connect() as c:
+            s = c.execute(select(notify_subs.c.webhook, notify_subs.c.email).where(
+                notify_subs.c.game == game, notify_subs.c.seat == seat)).first()
+        if s is None:
+            return 0
+        chosen = [ch for ch in channels if (ch == "webhook" and s.webhook) or (ch == "email" and s.email)]
+        if not chosen:
+            return 0
         with self.store.tx() as c:
-            s = c.execute(select(notify_subs).where(notify_subs.c.game == game,
-                                                    notify_subs.c.seat == seat)).first()
-            if s is None:
-                return 0
-            chosen = [ch for ch in channels if (ch == "webhook" and s.webhook) or (ch == "email" and s.email)]
             made = 0
             for ch in chosen:
                 ins = (sqlite.insert(notify_outbox) if self.store.is_sqlite

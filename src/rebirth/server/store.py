@@ -25,7 +25,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from typing import Any
 
 from sqlalchemy import (
@@ -44,7 +44,6 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
-    exists,
     func,
     insert,
     inspect,
@@ -255,6 +254,53 @@ class TableRow:
     lang: str
 
 
+@dataclass(frozen=True)
+class HotSql:
+    """The statements of every step (append, catch-up), written for the driver itself.
+
+    They run on the driver's own cursor inside SQLAlchemy's transaction: building and
+    compiling them with SQLAlchemy cost about four times their execution's CPU (measured:
+    an append 2.7 ms → 0.67 ms, a catch-up 1.0 ms → 0.19 ms of worker CPU on PostgreSQL)."""
+
+    lock: str
+    move: str
+    move_as: str
+    add_step: str
+    head: str
+    steps_after: str
+
+    @staticmethod
+    def for_driver(qmark: bool) -> HotSql:
+        """sqlite3 takes ``?`` placeholders, psycopg ``%s``."""
+        move = "UPDATE games SET version = ?, status = ? WHERE id = ? AND version = ?"
+        stmts = HotSql(
+            lock="SELECT pg_advisory_xact_lock(?)",
+            move=move,
+            # The acting seat still has the kind it acted as (Store.append's ``actor``).
+            move_as=move + (" AND NOT EXISTS (SELECT 1 FROM seats WHERE seats.game = ?"
+                            " AND seats.seat = ? AND seats.kind <> ?)"),
+            add_step="INSERT INTO actions (game, seq, seat, text, created) VALUES (?, ?, ?, ?, ?)",
+            head=("SELECT games.version, seats.kind FROM games JOIN seats ON seats.game = games.id"
+                  " WHERE games.id = ? ORDER BY seats.seat"),
+            steps_after="SELECT seq, seat, text FROM actions WHERE game = ? AND seq > ? ORDER BY seq",
+        )
+        if qmark:
+            return stmts
+        return HotSql(*(q.replace("?", "%s") for q in astuple(stmts)))
+
+
+@contextmanager
+def _cursor(c: Connection) -> Iterator[Any]:
+    """The driver's cursor on ``c``'s connection, inside ``c``'s transaction (closed after)."""
+    dbapi = c.connection.dbapi_connection
+    assert dbapi is not None
+    cur = dbapi.cursor()
+    try:
+        yield cur
+    finally:
+        cur.close()
+
+
 class Store:
     """The database behind the server; all methods are synchronous (call them off the loop)."""
 
@@ -270,6 +316,8 @@ class Store:
         # The schema comes from the migrations (server/migrations), applied once under a
         # lock however many workers start together.
         self.revision = upgrade(self.engine)
+        self._sql = HotSql.for_driver(self.is_sqlite)
+        self._integrity_error: type[Exception] = self.engine.dialect.dbapi.IntegrityError  # type: ignore[union-attr]
         self._lock_guard = threading.Lock()
         self._lock_conn: Connection | None = None
         self._held: set[str] = set()
@@ -314,24 +362,23 @@ class Store:
             return
         old = steps[0].seq - 1
         now = time.time()
+        sql = self._sql
+        status = "over" if over else "playing"
         try:
-            with self.tx() as c:
+            with self.tx() as c, _cursor(c) as cur:
                 if not self.is_sqlite:
-                    c.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": game_lock_key(game)})
-                q = update(games).where(games.c.id == game, games.c.version == old)
-                if actor is not None:
-                    q = q.where(~exists().where(seats.c.game == game, seats.c.seat == actor[0],
-                                                seats.c.kind != actor[1]))
-                moved = c.execute(q.values(version=version,
-                                           status="over" if over else "playing")).rowcount
-                if moved != 1:
+                    cur.execute(sql.lock, (game_lock_key(game),))
+                if actor is None:
+                    cur.execute(sql.move, (version, status, game, old))
+                else:
+                    cur.execute(sql.move_as, (version, status, game, old, game, actor[0], actor[1]))
+                if cur.rowcount != 1:
                     raise StaleWrite(f"game {game} is no longer at version {old}"
                                      + ("" if actor is None else f" with seat {actor[0]} {actor[1]}"))
-                c.execute(insert(actions), [{"game": game, "seq": s.seq, "seat": s.seat, "text": s.text,
-                                             "created": now} for s in steps])
+                cur.executemany(sql.add_step, [(game, s.seq, s.seat, s.text, now) for s in steps])
                 if also is not None:
                     also(c)
-        except IntegrityError as exc:
+        except (IntegrityError, self._integrity_error) as exc:
             raise StaleWrite(f"game {game}: step {steps[0].seq} was stored by another writer") from exc
 
     def set_kind(self, game: str, seat: int, kind: str) -> None:
@@ -399,15 +446,20 @@ class Store:
     def catch_up(self, game_id: str, after: int) -> tuple[int, list[str], list[Step]]:
         """What another worker may have changed: the game's version, its seat kinds (a seat
         handed to a bot) and the logged steps after ``after`` — read in one transaction."""
-        with self.engine.connect() as c:
-            # One round trip when nothing is new (the usual case before an action).
-            rows = c.execute(select(games.c.version, seats.c.kind).join(seats, seats.c.game == games.c.id)
-                             .where(games.c.id == game_id).order_by(seats.c.seat)).all()
+        sql = self._sql
+        with self.engine.connect() as c, _cursor(c) as cur:
+            # One round trip when nothing is new.
+            cur.execute(sql.head, (game_id,))
+            rows = cur.fetchall()
             if not rows:
                 raise KeyError(game_id)
-            version = int(rows[0].version)
-            steps = _steps(c, game_id, after) if version > after else []
-        return version, [r.kind for r in rows], steps
+            version = int(rows[0][0])
+            steps: list[Step] = []
+            if version > after:
+                cur.execute(sql.steps_after, (game_id, after))
+                steps = [Step(int(seq), None if seat is None else int(seat), str(t))
+                         for seq, seat, t in cur.fetchall()]
+        return version, [str(r[1]) for r in rows], steps
 
     def versions(self, game_ids: list[str]) -> dict[str, int]:
         """The stored version of each of ``game_ids`` (one query, whatever their number)."""
