@@ -4,12 +4,8 @@ database; every step a player saw is still there and the game carries on at that
 from __future__ import annotations
 
 import json
-import os
 import signal
-import socket
 import subprocess
-import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,32 +16,19 @@ from websockets.sync.client import ClientConnection, connect
 
 import replaykit as rk
 from server import kit
+from server.workerkit import free_port, start_serve
 
 
 def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+    return free_port()
 
 
 def _start(db: Path, port: int) -> subprocess.Popen[str]:
-    env = {**os.environ, **kit.UNLIMITED_ENV, "REBIRTH_BOT_DELAY": "0"}
-    proc = subprocess.Popen([sys.executable, "-m", "rebirth.cli.main", "serve", "--port", str(port),
-                             "--db", str(db)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
+    proc = start_serve(db, port)
     assert proc.stdout is not None
     first = proc.stdout.readline()
     assert f"http://127.0.0.1:{port}/" in first, first
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/api/variants", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    proc.kill()
-    raise AssertionError("the server did not start")
+    return proc
 
 
 def _recv(ws: ClientConnection, *types: str) -> dict[str, Any]:

@@ -5,11 +5,8 @@ and exits within a bounded time; the stored games carry on after a restart."""
 from __future__ import annotations
 
 import json
-import os
 import signal
-import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -23,32 +20,13 @@ from rebirth.server.hub import rebuild
 from rebirth.server.settings import sqlite_url
 from rebirth.server.store import Store
 from server import kit
+from server.workerkit import free_port, start_serve
 
 GRACE = 3.0
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 def _start(db: Path, port: int) -> subprocess.Popen[str]:
-    env = {**os.environ, **kit.UNLIMITED_ENV, "REBIRTH_BOT_DELAY": "0.02",
-           "REBIRTH_SHUTDOWN_GRACE": str(GRACE)}
-    proc = subprocess.Popen([sys.executable, "-m", "rebirth.cli.main", "serve", "--port", str(port),
-                             "--db", str(db)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    proc.kill()
-    raise AssertionError("the server did not start")
+    return start_serve(db, port, {"REBIRTH_BOT_DELAY": "0.02", "REBIRTH_SHUTDOWN_GRACE": str(GRACE)})
 
 
 def _spectate(port: int, g: dict[str, Any]) -> ClientConnection:
@@ -73,7 +51,7 @@ def _versions(db: Path, gid: str) -> tuple[int, int]:
 
 
 def test_sigterm_closes_sockets_with_1012_and_exits_in_bounded_time(tmp_path: Path) -> None:
-    db, port = tmp_path / "games.db", _free_port()
+    db, port = tmp_path / "games.db", free_port()
     proc = _start(db, port)
     try:
         bots = [{"kind": "easy"}, {"kind": "easy"}, {"kind": "easy"}]

@@ -5,9 +5,11 @@ instead of hanging it."""
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import redis
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
@@ -155,3 +158,22 @@ class Sock:
     @property
     def over(self) -> bool:
         return self.view.get("phase") == "end"
+
+
+def start_serve(db: Path, port: int, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """A real ``rebirth serve`` process on ``port`` and the SQLite file ``db`` (no rate limits),
+    returned once it answers ``/healthz``; ``env`` adds to its environment. Its output is
+    piped (its first line is the address it prints)."""
+    full = {**os.environ, **kit.UNLIMITED_ENV, "REBIRTH_BOT_DELAY": "0", **(env or {})}
+    proc = subprocess.Popen([sys.executable, "-m", "rebirth.cli.main", "serve", "--port", str(port),
+                             "--db", str(db)], env=full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    proc.kill()
+    raise AssertionError("the server did not start")
