@@ -71,6 +71,15 @@ UNLIMITED_ENV = {"REBIRTH_RATE_SOCKET": "", "REBIRTH_RATE_SOCKET_CLIENT": "", "R
 """All games come from one address here: the run measures the server, not its rate limits."""
 
 
+def stop_server(proc: subprocess.Popen[bytes], wait: float = 10.0) -> None:
+    """SIGTERM (the server's graceful shutdown), then SIGKILL if it outlasts ``wait`` seconds."""
+    proc.terminate()
+    try:
+        proc.wait(wait)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
 def start_server(db: Path, port: int, **extra: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "REBIRTH_BOT_DELAY": "0", **UNLIMITED_ENV, **extra}
     proc = subprocess.Popen([sys.executable, "-m", "rebirth.cli.main", "serve", "--host", HOST,
@@ -167,11 +176,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             res = asyncio.run(run_games(port, args.games, args.board, args.max_actions, args.time_limit,
                                         args.seed))
         finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop_server(proc)
     out = res.summary()
     print(json.dumps(out))
     return out

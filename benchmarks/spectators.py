@@ -17,13 +17,12 @@ import argparse
 import asyncio
 import json
 import random
-import subprocess
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from load import HOST, _next, create_game, free_port, start_server
+from load import HOST, _next, create_game, free_port, start_server, stop_server
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -183,11 +182,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         try:
             out = asyncio.run(run(port, args.spectators, args.moves))
         finally:
-            proc.terminate()
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop_server(proc, 15)
     out["cap"] = args.cap
     print(json.dumps(out))
     return out

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -30,11 +29,7 @@ def test_a_thousand_spectator_sockets_are_capped(tmp_path: Path, monkeypatch: py
         with ThreadPoolExecutor(1) as pool:
             out = pool.submit(asyncio.run, spectators.run(port, 1000, 20)).result(timeout=600)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        load.stop_server(proc, 15)
     assert out["accepted"] == CAP - 2, out  # the watched game's two players hold two places
     # Refused: the error frame read, or the close 1013 (try again later) came first.
     refused = out.get("too_many_sockets", 0) + out.get("closed_1013", 0)
