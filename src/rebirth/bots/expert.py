@@ -58,7 +58,9 @@ class ExpertBot(MCTSBot):
         # this bot's seat does): the network was trained on acting seats' views.
         q = st.current_player if st.current_player >= 0 else self.seat
         n = st.n
-        x = self.observer.sparse(st.view(q))
+        # A light view (``detail=False``: no history, no legal actions' texts, no missions'
+        # progress): the observer reads none of those, and building them cost a third of a leaf.
+        x = self.observer.sparse(st.view(q, detail=False))
         if net.extra_inputs:
             # The projected values of this sampled world, as in training (relative to q).
             x = with_extras(x, self.observer.size, heuristic_features([vals[(q + r) % n]
