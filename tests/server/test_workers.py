@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -613,8 +614,10 @@ def test_the_broker_resubscribes_and_publishes_again_after_a_redis_restart() -> 
             assert time.monotonic() < deadline
             await asyncio.sleep(0.02)
 
-    with redis_server() as r:
-        b = asyncio.run(scenario(r))
+    with redis_server() as r, ThreadPoolExecutor(1) as pool:
+        # A thread of its own: a browser test's session-wide Playwright keeps an event loop
+        # running in this worker's main thread, where asyncio.run refuses to start another.
+        b = pool.submit(asyncio.run, scenario(r)).result(timeout=120)
     assert got == [("g", 1), ("caught up", 0), ("g", 3)] and b.reconnects == 1
 
 
