@@ -133,14 +133,9 @@ class Broker:
         score its expiry. Public facts only (who is online is shown to every seat)."""
         if not self.connected:
             return  # Redis is away: the marks expire, the hand-over is refused meanwhile
-        key = self._presence_key(game)
         try:
             pipe = self._pub.pipeline(transaction=True)
-            pipe.zremrangebyscore(key, "-inf", time.time())
-            pipe.zrem(key, *[f"{self.worker}:{s}" for s in range(MAX_SEATS)])
-            if seats:
-                pipe.zadd(key, {f"{self.worker}:{s}": time.time() + ttl for s in seats})
-            pipe.expire(key, max(1, int(ttl) + 1))
+            self._queue_marks(pipe, game, seats, time.time(), ttl)
             await pipe.execute()
         except Exception as exc:  # presence is advisory: a lost mark only weakens the hand-over check
             log.warning("presence of game %s not stored: %s", game, exc)
@@ -152,26 +147,28 @@ class Broker:
         if not self.connected or not marks:
             return None if not self.connected else {}
         now = time.time()
+        at: dict[str, int] = {}
         try:
             pipe = self._pub.pipeline(transaction=False)
             for game, seats in marks.items():
-                key = self._presence_key(game)
-                pipe.zremrangebyscore(key, "-inf", now)
-                pipe.zrem(key, *[f"{self.worker}:{s}" for s in range(MAX_SEATS)])
-                if seats:
-                    pipe.zadd(key, {f"{self.worker}:{s}": now + ttl for s in seats})
-                pipe.expire(key, max(1, int(ttl) + 1))
-                pipe.zrangebyscore(key, now, "+inf")
+                self._queue_marks(pipe, game, seats, now, ttl)
+                pipe.zrangebyscore(self._presence_key(game), now, "+inf")
+                at[game] = len(pipe) - 1  # where this game's reading is among the replies
             replies = await pipe.execute()
         except Exception as exc:  # presence is advisory, as in mark_online
             log.warning("presence of %d games not refreshed: %s", len(marks), exc)
             return None
-        out: dict[str, set[int]] = {}
-        i = 0
-        for game, seats in marks.items():
-            i += 4 + (1 if seats else 0)
-            out[game] = self._others(replies[i - 1])
-        return out
+        return {game: self._others(replies[i]) for game, i in at.items()}
+
+    def _queue_marks(self, pipe: Any, game: str, seats: list[int], now: float, ttl: float) -> None:
+        """Queue on ``pipe``: drop expired marks of ``game``, then this worker's, then mark
+        ``seats`` until ``now + ttl``."""
+        key = self._presence_key(game)
+        pipe.zremrangebyscore(key, "-inf", now)
+        pipe.zrem(key, *[f"{self.worker}:{s}" for s in range(MAX_SEATS)])
+        if seats:
+            pipe.zadd(key, {f"{self.worker}:{s}": now + ttl for s in seats})
+        pipe.expire(key, max(1, int(ttl) + 1))
 
     def _others(self, members: Any) -> set[int]:
         """The seats in a presence set's members that another worker marked."""
