@@ -32,6 +32,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,10 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "proxy-stack.sh"
 ADMIN_URL = os.environ.get("REBIRTH_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
 SETUPS = {"sqlite1": "1 worker, SQLite", "pg1": "1 worker, PostgreSQL",
-          "pg2redis": "2 workers, PostgreSQL + Redis"}
+          "pg2redis": "2 workers, PostgreSQL + Redis",
+          "pg2redis-rr": "2 workers, PostgreSQL + Redis, round robin"}
+"""pg2redis: Caddy's default per-game routing (uri_hash: a game's sockets on one worker);
+pg2redis-rr: each new connection on the next worker (two seats of a game usually apart)."""
 
 
 def _load_module() -> Any:
@@ -88,7 +92,8 @@ class Stack:
     def __init__(self, setup: str, tmp: Path) -> None:
         self.setup, self.dir = setup, tmp / setup
         self.proxy = load.free_port()
-        ports = [load.free_port() for _ in range(2 if setup == "pg2redis" else 1)]
+        two = setup.startswith("pg2redis")
+        ports = [load.free_port() for _ in range(2 if two else 1)]
         self.db_name = ""
         env = {k: v for k, v in os.environ.items() if not k.startswith("REBIRTH_")}
         env.update(PROXY_PORT=str(self.proxy), WORKER_PORTS=" ".join(map(str, ports)),
@@ -110,8 +115,9 @@ class Stack:
             admin.dispose()
             env["REBIRTH_DATABASE_URL"] = make_url(ADMIN_URL).set(database=self.db_name) \
                 .render_as_string(hide_password=False)
-        if setup != "pg2redis":
+        if not two:
             env["REBIRTH_REDIS_URL"] = "none"
+        env["LB_POLICY"] = "round_robin" if setup.endswith("-rr") else "uri_hash"
         env["REBIRTH_REDIS_PREFIX"] = f"rebirth-load-{secrets.token_hex(3)}:"
         self.env, self.workers = env, len(ports)
 
@@ -137,6 +143,65 @@ class Stack:
             with admin.connect() as c:
                 c.execute(text(f'DROP DATABASE IF EXISTS "{self.db_name}" WITH (FORCE)'))
             admin.dispose()
+
+
+class Baseline:
+    """The server of an earlier revision (``sqlite1@REV``: 1 worker on SQLite, as the issue
+    measured "today"), run from ``git archive REV`` behind the same Caddyfile, so that the
+    old and the new code are measured in one run on one machine state."""
+
+    def __init__(self, setup: str, tmp: Path) -> None:
+        self.setup, self.dir, self.rev = setup, tmp / setup.replace("@", "-"), setup.split("@", 1)[1]
+        self.proxy, self.port, self.workers = load.free_port(), load.free_port(), 1
+        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+
+    def run(self, cmd: str) -> None:
+        if cmd == "start":
+            self._start()
+        else:
+            for p in reversed(list(self.procs.values())):
+                load.stop_server(p)
+            self.procs.clear()
+
+    def _start(self) -> None:
+        src = self.dir / "tree"
+        src.mkdir(parents=True, exist_ok=True)
+        tar = subprocess.run(["git", "-C", str(ROOT), "archive", self.rev, "src"], check=True,
+                             capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(src)], input=tar, check=True)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("REBIRTH_")}
+        env.update(REBIRTH_BOT_DELAY="0", **load.UNLIMITED_ENV, PYTHONPATH=str(src / "src"))
+        log = (self.dir / "worker.log").open("ab")
+        self.procs["worker1"] = subprocess.Popen(
+            [sys.executable, "-m", "rebirth.cli.main", "serve", "--host", "127.0.0.1", "--port",
+             str(self.port), "--db", str(self.dir / "load.db")], env=env, cwd=self.dir,
+            stdout=log, stderr=log, start_new_session=True)
+        caddy_env = {**os.environ, "REBIRTH_SITE": f"http://127.0.0.1:{self.proxy}",
+                     "REBIRTH_UPSTREAMS": f"127.0.0.1:{self.port}", "REBIRTH_BIND": "127.0.0.1",
+                     "HOME": str(self.dir), "XDG_DATA_HOME": str(self.dir), "XDG_CONFIG_HOME": str(self.dir)}
+        self.procs["caddy"] = subprocess.Popen(
+            ["caddy", "run", "--config", str(ROOT / "deploy" / "Caddyfile"), "--adapter", "caddyfile"],
+            env=caddy_env, stdout=log, stderr=log, start_new_session=True)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.proxy}/api/variants", timeout=2):
+                    return
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise SystemExit(f"{self.setup} did not start: {self.dir / 'worker.log'}") from None
+                time.sleep(0.2)
+
+    def pids(self, name: str) -> list[int]:
+        p = self.procs.get(name)
+        return tree(p.pid) if p is not None else []
+
+    def cpu(self) -> dict[str, float]:
+        return {"workers": sum(map(cpu_seconds, self.pids("worker1"))),
+                "proxy": sum(map(cpu_seconds, self.pids("caddy"))), "redis": 0.0}
+
+    def drop(self) -> None:
+        """Nothing outside its folder."""
 
 
 def create(port: int, board: str, n: int) -> list[tuple[str, list[str]]]:
@@ -171,7 +236,7 @@ async def play(port: int, made: list[tuple[str, list[str]]], time_limit: float, 
     return res
 
 
-def profile(stack: Stack, seconds: float, out: Path) -> Path | None:
+def profile(stack: Stack | Baseline, seconds: float, out: Path) -> Path | None:
     """``py-spy record --gil`` of worker 1 (raw collapsed stacks) for ``seconds``, in the
     background: only the thread holding the GIL is sampled, so waiting on PostgreSQL or the
     network does not count, Python's CPU does."""
@@ -180,7 +245,7 @@ def profile(stack: Stack, seconds: float, out: Path) -> Path | None:
         return None
     spy = Path(sys.executable).with_name("py-spy")
     cmd = [str(spy if spy.exists() else "py-spy"), "record", "--pid", str(pid[0]), "--duration",
-           str(int(seconds)), "--format", "raw", "--rate", "50", "--nonblocking", "--gil",
+           str(int(seconds)), "--format", "raw", "--rate", "250", "--nonblocking", "--gil",
            "--output", str(out)]
     subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return out
@@ -237,7 +302,7 @@ def profile_summary(path: Path, top: int = 12) -> str:
             incl[f] = incl.get(f, 0) + n
     if not total:
         return "(no samples)\n"
-    lines = [f"{total} samples of worker 1 (py-spy record --gil, 50 Hz: the thread holding "
+    lines = [f"{total} samples of worker 1 (py-spy record --gil, 250 Hz: the thread holding "
              "the GIL, i.e. Python's own CPU time).", "",
              "Self time by package:", ""]
     for label, n in sorted(own.items(), key=lambda kv: -kv[1]):
@@ -248,7 +313,7 @@ def profile_summary(path: Path, top: int = 12) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_one(stack: Stack, n: int, board: str, time_limit: float, seed: int,
+def run_one(stack: Stack | Baseline, n: int, board: str, time_limit: float, seed: int,
             spy: Path | None) -> dict[str, Any]:
     made = create(stack.proxy, board, n)
     before, c0 = stack.cpu(), time.perf_counter()
@@ -259,7 +324,7 @@ def run_one(stack: Stack, n: int, board: str, time_limit: float, seed: int,
     with ThreadPoolExecutor(1) as pool:
         res = pool.submit(asyncio.run, play(stack.proxy, made, time_limit, seed)).result()
     after = stack.cpu()
-    out: dict[str, Any] = {"setup": stack.setup, "label": SETUPS[stack.setup], **res.summary(),
+    out: dict[str, Any] = {"setup": stack.setup, "label": label(stack.setup), **res.summary(),
                            "window_s": round(time.perf_counter() - c0, 2)}
     used = {k: after[k] - before[k] for k in after}
     out["cpu_s"] = {k: round(v, 2) for k, v in used.items()}
@@ -269,6 +334,13 @@ def run_one(stack: Stack, n: int, board: str, time_limit: float, seed: int,
     out["client_cpu_s"] = round(time.process_time() - client0, 2)
     out["cpu_ms_per_action"] = round(1000 * used["workers"] / res.actions, 3) if res.actions else None
     return out
+
+
+def label(setup: str) -> str:
+    """A set-up's name in the table."""
+    if "@" in setup:
+        return f"{SETUPS[setup.split('@')[0]]}, code of {setup.split('@')[1]}"
+    return SETUPS[setup]
 
 
 def table(rows: list[dict[str, Any]]) -> str:
@@ -286,7 +358,8 @@ def table(rows: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--games", default="10,100,500", help="comma-separated N (concurrent games)")
-    ap.add_argument("--setups", default=",".join(SETUPS), help="comma-separated: " + ", ".join(SETUPS))
+    ap.add_argument("--setups", default=",".join(SETUPS),
+                    help="comma-separated: " + ", ".join(SETUPS) + "; sqlite1@REV: that revision's server")
     ap.add_argument("--board", default="ireland", choices=("ireland", "scotland"))
     ap.add_argument("--time-limit", type=float, default=60.0,
                     help="seconds each run may play (N=500 runs: twice this)")
@@ -306,7 +379,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         for setup in args.setups.split(","):
             for n in ns:
                 # A fresh stack and database for each run: no run carries another's games.
-                stack = Stack(setup, Path(tmp) / str(n))
+                stack: Stack | Baseline = (Baseline if "@" in setup else Stack)(setup, Path(tmp) / str(n))
                 try:
                     stack.run("start")
                     spy = None

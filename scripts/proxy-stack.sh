@@ -11,6 +11,8 @@
 # `start` is idempotent: run again, it reuses DIR's settings and starts only what is down (a
 # killed worker, a restarted Redis). Optional settings, read on the first `start`:
 #   PROXY_PORT (8080), WORKER_PORTS ("8001 8002"), REDIS_PORT (6390), PG_PORT (5433)
+#   LB_POLICY             Caddy's lb_policy (uri_hash: a game's sockets on one worker;
+#                         round_robin: each new connection on the next worker)
 #   REBIRTH_DATABASE_URL  a database to use; else PostgreSQL on 127.0.0.1:SYSTEM_PG_PORT (5432)
 #                         if it answers (database "rebirth"), else a private cluster in DIR/pg
 #   REBIRTH_REDIS_URL     a Redis to use; else a private redis-server in DIR ("none", with one
@@ -36,6 +38,7 @@ if [ ! -f "$conf" ]; then
   [ "$cmd" = start ] || { echo "nothing was started in $dir" >&2; exit 1; }
   PROXY_PORT=${PROXY_PORT:-8080}
   WORKER_PORTS=${WORKER_PORTS:-"8001 8002"}
+  LB_POLICY=${LB_POLICY:-uri_hash}
   own_redis=no own_pg=no
   if [ "${REBIRTH_REDIS_URL:-}" = none ]; then
     # One worker without Redis: the single-process mode (the load benchmark compares it).
@@ -70,8 +73,8 @@ if [ ! -f "$conf" ]; then
   export REBIRTH_DATABASE_URL REBIRTH_REDIS_URL REBIRTH_PUBLIC_URL REBIRTH_FORWARDED_ALLOW_IPS \
     REBIRTH_REDIS_PREFIX
   {
-    printf 'PROXY_PORT=%s\nWORKER_PORTS=%s\nPG_PORT=%s\n' "$(quote "$PROXY_PORT")" \
-      "$(quote "$WORKER_PORTS")" "$(quote "${PG_PORT:-5433}")"
+    printf 'PROXY_PORT=%s\nWORKER_PORTS=%s\nPG_PORT=%s\nLB_POLICY=%s\n' "$(quote "$PROXY_PORT")" \
+      "$(quote "$WORKER_PORTS")" "$(quote "${PG_PORT:-5433}")" "$(quote "$LB_POLICY")"
     printf 'own_redis=%s\nown_pg=%s\nREBIRTH_CMD=%s\n' "$own_redis" "$own_pg" "$(quote "$REBIRTH_CMD")"
     # Every REBIRTH_* setting of the environment, for the workers of any later `start`.
     env | grep '^REBIRTH_[A-Z_]*=' | grep -v '^REBIRTH_CMD=' | while IFS= read -r line; do
@@ -148,6 +151,7 @@ start_proxy() {
   mkdir -p "$dir/caddy"
   # Caddy's own files (certificates it never needs here, autosave) stay in DIR as well.
   REBIRTH_SITE="http://127.0.0.1:$PROXY_PORT" REBIRTH_UPSTREAMS="${ups# }" REBIRTH_BIND=127.0.0.1 \
+    REBIRTH_LB_POLICY="$LB_POLICY" \
     HOME="$dir/caddy" XDG_DATA_HOME="$dir/caddy" XDG_CONFIG_HOME="$dir/caddy" \
     setsid caddy run --config "$root/deploy/Caddyfile" --adapter caddyfile \
     >>"$dir/caddy.log" 2>&1 </dev/null &

@@ -162,14 +162,17 @@ def proxy_of(cfg: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
 
 def test_the_caddyfile_is_valid_for_both_set_ups() -> None:
     """Caddy itself reads the one Caddyfile with compose's settings (a domain: HTTPS on 443,
-    round robin over app1/app2) and with the script's (plain HTTP on loopback)."""
+    per-game routing over app1/app2) and with the script's (plain HTTP on loopback; the policy
+    it is given)."""
     caddy = SERVICES["caddy"]["environment"]
     assert caddy["REBIRTH_SITE"] == "rebirth.example.org"
     listen, rp = proxy_of(adapt(caddy))
     assert listen == ["0.0.0.0:443"]
     assert [u["dial"] for u in rp["upstreams"]] == ["app1:8000", "app2:8000"]
-    assert rp["load_balancing"]["selection_policy"]["policy"] == "round_robin"
+    assert rp["load_balancing"]["selection_policy"]["policy"] == "uri_hash"
     listen, rp = proxy_of(adapt({"REBIRTH_SITE": "http://127.0.0.1:8080", "REBIRTH_BIND": "127.0.0.1",
-                                 "REBIRTH_UPSTREAMS": "127.0.0.1:8001 127.0.0.1:8002"}))
+                                 "REBIRTH_UPSTREAMS": "127.0.0.1:8001 127.0.0.1:8002",
+                                 "REBIRTH_LB_POLICY": "round_robin"}))
     assert listen == ["127.0.0.1:8080"]
     assert [u["dial"] for u in rp["upstreams"]] == ["127.0.0.1:8001", "127.0.0.1:8002"]
+    assert rp["load_balancing"]["selection_policy"]["policy"] == "round_robin"

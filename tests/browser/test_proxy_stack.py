@@ -35,7 +35,10 @@ class Stack:
         self.workers = (w1, w2)
         self.url = f"http://127.0.0.1:{self.proxy}"
         env = {k: v for k, v in os.environ.items() if not k.startswith("REBIRTH_")}
+        # Round robin, not the default per-game routing: the two players of one game must be
+        # able to land on different workers.
         env.update(PROXY_PORT=str(self.proxy), WORKER_PORTS=f"{w1} {w2}", REDIS_PORT=str(redis),
+                   LB_POLICY="round_robin",
                    REBIRTH_DATABASE_URL=db, REBIRTH_CMD=f"{sys.executable} -m rebirth.cli.main",
                    PYTHONPATH=str(ROOT / "src"), REBIRTH_BOT_DELAY="0",
                    REBIRTH_HEAL_INTERVAL="0.5", REBIRTH_REDIS_PREFIX="rebirth-proxy-test:")

@@ -100,10 +100,48 @@ def test_two_humans_on_two_workers_play_ireland_to_the_end(tmp_path: Path) -> No
                 for s in socks:
                     assert s.seen >= set(range(1, final + 1)), s.name
                 assert not socks[0].errors and not socks[1].errors
+                # Both workers acted: each one committed the moves of its own player. (Checked
+                # with the sockets open: a game nobody here follows leaves memory on a notice.)
+                assert hub(a, gid).committed == hub(b, gid).committed == final
             assert len(check_log(db, gid)) == final > 20
             record_and_replay(b, gid, toks[1], socks[1].view["scores"])
-            # Both workers acted: each one committed the moves of its own player.
-            assert hub(a, gid).committed == hub(b, gid).committed == final
+
+
+def test_a_game_no_device_follows_leaves_memory_on_a_notice_and_comes_back_current(tmp_path: Path) -> None:
+    """Per-game routing at the proxy puts a game's devices on one worker: the worker that only
+    created it does not read each of its steps back — the first notice drops it from memory —
+    and a device that comes to it later gets the game as stored, and can play on."""
+    with database() as db, redis_server() as r:
+        pfx = prefix()
+        with worker(tmp_path, db, r, pfx, heal_interval=600) as a, \
+                worker(tmp_path, db, r, pfx, heal_interval=600) as b:
+            g = kit.new_game(a, board="ireland", players=2, seats=HUMANS)
+            gid = g["game"]
+            toks = [kit.claim(a, s["url"]) for s in g["links"]["seats"]]
+            assert gid in registry(a).hubs  # the creator holds it, with no device
+            with b.websocket_connect(f"/ws/games/{gid}") as w0, b.websocket_connect(f"/ws/games/{gid}") as w1:
+                socks = [Sock(w0, "b0"), Sock(w1, "b1")]
+                socks[0].hello(toks[0])
+                socks[1].hello(toks[1])
+                play_two(socks, stop=4)
+                deadline = time.monotonic() + 10
+                while gid in registry(a).hubs:
+                    assert time.monotonic() < deadline, "worker A kept following a game nobody watches there"
+                    time.sleep(0.02)
+                at = max(s.version for s in socks)
+                # Seat 0's second device comes to worker A: the game is loaded as stored.
+                with a.websocket_connect(f"/ws/games/{gid}") as wa:
+                    sa = Sock(wa, "a0")
+                    assert sa.hello(toks[0])["version"] == at
+                    for s in socks:
+                        s.settle(at)
+                    p = socks[0].view["current_player"]
+                    mover = sa if p == 0 else socks[1]
+                    assert mover.act_first()["type"] != "error"
+                    for s in (*socks, sa):
+                        s.settle(at + 1)
+                    assert hub(a, gid).committed == hub(b, gid).committed >= at + 1
+            assert len(check_log(db, gid)) >= at + 1
 
 
 def test_bot_steps_are_committed_exactly_once_when_both_workers_hold_the_game(tmp_path: Path) -> None:
@@ -572,8 +610,10 @@ def test_a_seat_online_on_another_worker_is_not_handed_to_a_bot(tmp_path: Path) 
                 while (res := a.post(f"/api/games/{gid}/seats/1/bot", headers=auth)).status_code != 200:
                     assert time.monotonic() < deadline, res.text
                     time.sleep(0.05)
+                # Worker B, with no device on the game any more, either re-reads it or lets it
+                # leave memory (it would load it anew): it never keeps the old seat kinds.
                 deadline = time.monotonic() + 10
-                while hub(b, gid).match.seats[1].kind == "human":
+                while gid in registry(b).hubs and hub(b, gid).match.seats[1].kind == "human":
                     assert time.monotonic() < deadline, "worker B did not learn of the hand-over"
                     time.sleep(0.02)
                 # The game goes on with the bot for seat 1 (driven by exactly one worker).

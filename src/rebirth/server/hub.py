@@ -514,6 +514,12 @@ class Hub:
             return
         if version < self.committed:
             return
+        if self.registry.is_idle(self):
+            # Nobody here follows the game (with per-game routing at the proxy its devices are
+            # on another worker): it leaves memory instead of reading every step back, and
+            # whoever needs it here again (a device, the bot adoption) loads it anew.
+            self.registry.drop(self.id)
+            return
         if version == self.committed:
             # No new step: an announcement (a seat handed to a bot, a revoked link).
             self._recheck = True
@@ -738,6 +744,9 @@ class Registry:
         version check adopts them again only once their stored version moved (lifecycle.py)."""
         self.on_commit: list[Callable[[Hub], None]] = []
         """Called after each committed step and when a game is loaded (server/notify.py)."""
+        self.is_idle: Callable[[Hub], bool] = lambda hub: False
+        """Whether nothing holds a game in memory (set by server/lifecycle.py, which knows the
+        sockets not yet joined)."""
 
     def committed(self, hub: Hub) -> None:
         """Run the :attr:`on_commit` hooks; one failing must not undo or delay the step."""
@@ -829,6 +838,18 @@ class Registry:
             finally:
                 if adopted is None or adopted.bot_task is None or adopted.bot_task.done():
                     await asyncio.to_thread(self.store.release_bot_lock, gid)
+
+    def drop(self, game_id: str) -> None:
+        """The game leaves memory (the store has all of it; :meth:`get` loads it again)."""
+        hub = self.hubs.pop(game_id, None)
+        if hub is None:
+            return
+        hub.clock.close()  # its time-out comes from the due check (server/clocks.py)
+        m = hub.match
+        if not m.state.is_terminal() and m.is_human_turn():
+            # Waiting for a human who left: not adopted again until the game moves.
+            self.parked[game_id] = hub.committed
+        self.metrics.hubs_dropped.inc()
 
     def load_match(self, row: GameRow) -> Match:
         """Rebuild a stored game (synchronous: run it off the loop)."""

@@ -46,6 +46,7 @@ class Lifecycle:
         self.caps = caps
         self.idle_since: dict[str, float] = {}
         self._tasks: list[asyncio.Task[None]] = []
+        registry.is_idle = self.idle
 
     def start(self) -> None:
         """Load the bot games in the background; start the sweep."""
@@ -75,18 +76,11 @@ class Lifecycle:
                 continue
             since = self.idle_since.setdefault(gid, now)
             if now - since >= limit:
-                del hubs[gid]
-                hub.clock.close()  # its time-out comes from the due check (server/clocks.py)
-                m = hub.match
-                if not m.state.is_terminal() and m.is_human_turn():
-                    # Waiting for a human who left: not adopted again until the game moves.
-                    self.registry.parked[gid] = hub.committed
+                self.registry.drop(gid)
                 self.idle_since.pop(gid, None)
                 dropped.append(gid)
         for gid in [g for g in self.idle_since if g not in hubs]:
             del self.idle_since[gid]
-        if dropped:
-            self.registry.metrics.hubs_dropped.inc(len(dropped))
         return dropped
 
     async def _sweep_loop(self) -> None:

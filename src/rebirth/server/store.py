@@ -364,18 +364,30 @@ class Store:
         now = time.time()
         sql = self._sql
         status = "over" if over else "playing"
+        move = ((sql.move, (version, status, game, old)) if actor is None else
+                (sql.move_as, (version, status, game, old, game, actor[0], actor[1])))
+        rows = [(game, s.seq, s.seat, s.text, now) for s in steps]
         try:
-            with self.tx() as c, _cursor(c) as cur:
-                if not self.is_sqlite:
-                    cur.execute(sql.lock, (game_lock_key(game),))
-                if actor is None:
-                    cur.execute(sql.move, (version, status, game, old))
+            with self.tx() as c, _cursor(c) as cur, _cursor(c) as add:
+                if self.is_sqlite:
+                    cur.execute(*move)
+                    moved = cur.rowcount
+                    if moved == 1:
+                        add.executemany(sql.add_step, rows)
                 else:
-                    cur.execute(sql.move_as, (version, status, game, old, game, actor[0], actor[1]))
-                if cur.rowcount != 1:
+                    # One round trip for the lock, the move and the steps (psycopg's pipeline
+                    # mode); a stale move is found after it and rolls the steps back with it.
+                    dbapi = c.connection.dbapi_connection
+                    assert dbapi is not None
+                    with dbapi.pipeline():
+                        cur.execute(sql.lock, (game_lock_key(game),))
+                        cur.execute(*move)
+                        for r in rows:  # not executemany: a pipeline of its own, one more sync
+                            add.execute(sql.add_step, r)
+                    moved = cur.rowcount
+                if moved != 1:
                     raise StaleWrite(f"game {game} is no longer at version {old}"
                                      + ("" if actor is None else f" with seat {actor[0]} {actor[1]}"))
-                cur.executemany(sql.add_step, [(game, s.seq, s.seat, s.text, now) for s in steps])
                 if also is not None:
                     also(c)
         except (IntegrityError, self._integrity_error) as exc:
