@@ -41,7 +41,7 @@ from rebirth.server.metrics import Metrics
 from rebirth.server.settings import Settings
 from rebirth.server.social import Social, chat_notice
 from rebirth.server.social import heal as heal_chat
-from rebirth.server.store import GameRow, StaleWrite, Step, Store, TokenRow
+from rebirth.server.store import GameRow, StaleWrite, Step, Store, TokenRow, TurnNotice
 
 if TYPE_CHECKING:
     from rebirth.server.broker import Broker
@@ -181,6 +181,9 @@ class Hub:
         self._own: set[int] = set()
         """Versions this worker published itself (their echo needs no catch-up)."""
         self._follow_task: asyncio.Task[None] | None = None
+        self.notified: tuple[TurnNotice, int] | None = None
+        """The turn notification the last committed step enqueued with it, and the outbox rows
+        that were new (read by the notifier's hook after the commit)."""
         broker = registry.broker
         self._reconnects_seen = broker.reconnects if broker is not None and broker.connected else -1
         """The broker's reconnect count when this game was last read whole or caught up (-1:
@@ -386,10 +389,12 @@ class Hub:
         steps = new_steps(m, old)
         metrics = self.registry.metrics
         also = self.clock.prepare()  # the clock moves in the steps' transaction
+        notice = self.registry.turn_notice(self)  # and the turn's notification with them
+        self.notified = None
         try:
             with metrics.timed(metrics.store_commit_seconds):
-                await asyncio.to_thread(self.store.append, self.id, steps, m.version,
-                                        m.state.is_terminal(), also, self._actor(steps))
+                made = await asyncio.to_thread(self.store.append, self.id, steps, m.version,
+                                               m.state.is_terminal(), also, self._actor(steps), notice)
         except StaleWrite:
             self.clock.failed()
             log.info("game %s: another worker stored version %d first; catching up", self.id, old + 1)
@@ -407,6 +412,8 @@ class Hub:
                 self.committed = self.match.version
             raise ServerError from exc
         self.committed = m.version
+        if notice is not None:
+            self.notified = (notice, made)
         self.clock.committed()
         self.registry.committed(self)
         broker = self.registry.broker
@@ -744,6 +751,8 @@ class Registry:
         version check adopts them again only once their stored version moved (lifecycle.py)."""
         self.on_commit: list[Callable[[Hub], None]] = []
         """Called after each committed step and when a game is loaded (server/notify.py)."""
+        self.turn_notice: Callable[[Hub], TurnNotice | None] = lambda hub: None
+        """The turn notification to write with a game's next step (set by server/notify.py)."""
         self.is_idle: Callable[[Hub], bool] = lambda hub: False
         """Whether nothing holds a game in memory (set by server/lifecycle.py, which knows the
         sockets not yet joined)."""

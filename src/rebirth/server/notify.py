@@ -38,7 +38,7 @@ from rebirth.engine.messages import text
 from rebirth.server.errors import ApiError, texts
 from rebirth.server.outbox import Job, Outbox
 from rebirth.server.settings import Settings
-from rebirth.server.store import Store
+from rebirth.server.store import Store, TurnNotice
 from rebirth.server.webhook_guard import WebhookRefused, check_url, forbidden, post_json
 
 if TYPE_CHECKING:
@@ -188,7 +188,23 @@ class Notifier:
         if self._last.get(hub.id) == key:
             return  # the same turn goes on (a seat's second step): enqueued already
         self._last[hub.id] = key
+        written, hub.notified = hub.notified, None
+        if written is not None and (written[0].version, written[0].seat) == key:
+            # Enqueued in the step's own write (Store.append): no round trip of its own.
+            if written[1]:
+                self._wake.set()
+            return
         self._spawn(self.enqueue(hub.id, seat, version=version))
+
+    def turn_notice(self, hub: Hub) -> TurnNotice | None:
+        """The writers' hook before a step is stored: the turn notification it starts, to be
+        written in the step's own transaction (a transactional outbox); None when the turn
+        goes on or no human is to move. (A game loaded or a seat subscribing enqueues by
+        :meth:`enqueue`.)"""
+        key = turn_key(hub.match)
+        if key is None or self._last.get(hub.id) == key:
+            return None
+        return TurnNotice(key[0], key[1], self.channels())
 
     async def enqueue(self, game: str, seat: int, *, version: int, kind: str = "turn",
                       due: float | None = None) -> int:
@@ -408,3 +424,4 @@ def attach(registry: Registry, notifier: Notifier) -> None:
     """Let the registry's writers call the notifier after each committed step and each load."""
     hook: Callable[[Hub], None] = notifier.after_commit
     registry.on_commit.append(hook)
+    registry.turn_notice = notifier.turn_notice

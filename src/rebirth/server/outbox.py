@@ -35,7 +35,6 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.dialects import postgresql, sqlite
 
 from rebirth.server.store import Store, games, metadata
 
@@ -143,28 +142,16 @@ class Outbox:
                 channels: tuple[str, ...] = CHANNELS, due: float | None = None) -> int:
         """One row per channel the seat chose (of ``channels``); a key already there is kept as
         it is. Returns how many rows were new."""
-        now = time.time()
+        if due is None:
+            due = time.time()
         # Read first, outside a write transaction: most seats chose no channel, and on SQLite
-        # a write transaction takes the database's one write lock for every step.
+        # a write transaction takes the database's one write lock.
         with self.store.engine.connect() as c:
-            s = c.execute(select(notify_subs.c.webhook, notify_subs.c.email).where(
+            s = c.execute(select(notify_subs.c.seat).where(
                 notify_subs.c.game == game, notify_subs.c.seat == seat)).first()
         if s is None:
             return 0
-        chosen = [ch for ch in channels if (ch == "webhook" and s.webhook) or (ch == "email" and s.email)]
-        if not chosen:
-            return 0
-        with self.store.tx() as c:
-            made = 0
-            for ch in chosen:
-                ins = (sqlite.insert(notify_outbox) if self.store.is_sqlite
-                       else postgresql.insert(notify_outbox))
-                # RETURNING, not rowcount: a row comes back only when one was inserted (the
-                # drivers' rowcount of an upsert differs).
-                made += len(c.execute(ins.values(game=game, version=version, seat=seat, channel=ch, kind=kind,
-                                                 created=now, due=now if due is None else due, attempts=0)
-                                      .on_conflict_do_nothing().returning(notify_outbox.c.id)).all())
-            return made
+        return self.store.enqueue_notice(game, version, seat, kind, channels, due)
 
     def claim(self, limit: int, lease: float) -> list[Job]:
         """Take up to ``limit`` due rows nobody holds (or whose holder's lease ran out)."""

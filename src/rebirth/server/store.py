@@ -19,6 +19,7 @@ Tokens are stored only as SHA-256 digests (docs/server.md, threat model).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import threading
@@ -186,6 +187,21 @@ class StaleWrite(Exception):
     """Another writer (another worker) stored this game's next step first: nothing was written."""
 
 
+class _Stale(Exception):
+    """Inside :meth:`Store.append`: the move found the game elsewhere (rolls the transaction back)."""
+
+
+@dataclass(frozen=True)
+class TurnNotice:
+    """The turn notification a step starts (server/notify.py), enqueued in the step's own write:
+    one outbox row per channel the seat chose, of ``channels`` (a transactional outbox)."""
+
+    version: int
+    """The version the seat's turn began at (the notification's key)."""
+    seat: int
+    channels: tuple[str, ...]
+
+
 def game_lock_key(game: str) -> int:
     """The game's 64-bit PostgreSQL advisory-lock key (signed, as ``bigint`` wants it)."""
     return int.from_bytes(hashlib.sha256(f"rebirth-game/{game}".encode()).digest()[:8], "big", signed=True)
@@ -270,6 +286,14 @@ class HotSql:
     steps_after: str
 
     @staticmethod
+    def append_pg(steps: int, actor: bool, channels: tuple[str, ...]) -> str:
+        """PostgreSQL: a step's whole write as one statement, so that it is one round trip
+        without a transaction around it (autocommit): the game's lock, the conditional move,
+        the steps — inserted only if the move happened — and the turn notification's outbox
+        rows. It answers (steps inserted, notifications inserted); fewer steps than given: stale."""
+        return _append_pg(steps, actor, channels)
+
+    @staticmethod
     def for_driver(qmark: bool) -> HotSql:
         """sqlite3 takes ``?`` placeholders, psycopg ``%s``."""
         move = "UPDATE games SET version = ?, status = ? WHERE id = ? AND version = ?"
@@ -287,6 +311,55 @@ class HotSql:
         if qmark:
             return stmts
         return HotSql(*(q.replace("?", "%s") for q in astuple(stmts)))
+
+
+_CHOSEN = ("((c.channel = 'webhook' AND s.webhook <> '') OR (c.channel = 'email' AND s.email <> ''))")
+"""The seat chose the channel (an empty or NULL address: not chosen)."""
+
+_CHANNELS = ("webhook", "email")
+
+
+def _channel_rows(channels: tuple[str, ...]) -> str:
+    """``SELECT 'webhook' AS channel UNION ALL ...``: the channels as rows (known names only)."""
+    assert channels and all(ch in _CHANNELS for ch in channels), channels
+    return " UNION ALL ".join(f"SELECT '{ch}' AS channel" for ch in channels)
+
+
+@functools.lru_cache(maxsize=16)
+def _notify_sql(qmark: bool, channels: tuple[str, ...]) -> str:
+    """One outbox row per channel of ``channels`` the seat chose; params (version, kind,
+    created, due, game, seat). A key already there is kept as it is."""
+    sql = ("INSERT INTO notify_outbox (game, version, seat, channel, kind, created, due, attempts)"
+           " SELECT s.game, ?, s.seat, c.channel, ?, ?, ?, 0 FROM notify_subs AS s"
+           f" JOIN ({_channel_rows(channels)}) AS c ON 1 = 1 WHERE s.game = ? AND s.seat = ?"
+           f" AND {_CHOSEN} ON CONFLICT DO NOTHING")
+    return sql if qmark else sql.replace("?", "%s")
+
+
+@functools.lru_cache(maxsize=64)
+def _append_pg(steps: int, actor: bool, channels: tuple[str, ...]) -> str:
+    # The lock CTE calls a volatile function: PostgreSQL materialises it, and the move's
+    # EXISTS reads it, so the lock is taken before the game's row is checked. (The row lock of
+    # the UPDATE alone would serialise two writers too; the advisory lock also orders the step
+    # with the clock's own writes, server/clockstore.py.)
+    kind = (" AND NOT EXISTS (SELECT 1 FROM seats WHERE seats.game = %(game)s"
+            " AND seats.seat = %(seat)s AND seats.kind <> %(kind)s)") if actor else ""
+    values = ", ".join(f"(%(q{i})s::integer, %(s{i})s::integer, %(t{i})s::text)" for i in range(steps))
+    sql = ("WITH lk AS (SELECT pg_advisory_xact_lock(%(lock)s)),"
+           " mv AS (UPDATE games SET version = %(version)s, status = %(status)s"
+           " WHERE id = %(game)s AND version = %(old)s AND EXISTS (SELECT 1 FROM lk)" + kind
+           + " RETURNING id),"
+           " st AS (INSERT INTO actions (game, seq, seat, text, created)"
+           " SELECT mv.id, v.seq, v.seat, v.text, %(now)s FROM mv CROSS JOIN"
+           f" (VALUES {values}) AS v(seq, seat, text) RETURNING 1)")
+    if not channels:
+        return sql + " SELECT (SELECT count(*) FROM st), 0"
+    return (sql + ", nt AS (INSERT INTO notify_outbox (game, version, seat, channel, kind, created, due,"
+            " attempts) SELECT mv.id, %(nversion)s, s.seat, c.channel, 'turn', %(now)s, %(now)s, 0"
+            " FROM mv JOIN notify_subs AS s ON s.game = mv.id AND s.seat = %(nseat)s"
+            f" CROSS JOIN ({_channel_rows(channels)}) AS c WHERE {_CHOSEN}"
+            " ON CONFLICT DO NOTHING RETURNING 1)"
+            " SELECT (SELECT count(*) FROM st), (SELECT count(*) FROM nt)")
 
 
 @contextmanager
@@ -317,6 +390,8 @@ class Store:
         # lock however many workers start together.
         self.revision = upgrade(self.engine)
         self._sql = HotSql.for_driver(self.is_sqlite)
+        self._autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        """The same pool, each statement its own transaction (a step's one-statement write)."""
         self._integrity_error: type[Exception] = self.engine.dialect.dbapi.IntegrityError  # type: ignore[union-attr]
         self._lock_guard = threading.Lock()
         self._lock_conn: Connection | None = None
@@ -346,52 +421,94 @@ class Store:
 
     def append(self, game: str, steps: list[Step], version: int, over: bool,
                also: Callable[[Connection], None] | None = None,
-               actor: tuple[int, str] | None = None) -> None:
+               actor: tuple[int, str] | None = None, notice: TurnNotice | None = None) -> int:
         """Append accepted steps to the log and move the game's version, in one transaction —
         only if the game is still at the version before the first step (a conditional write).
 
-        Exactly one writer per game however many workers: on PostgreSQL the transaction takes
-        the game's advisory lock, the version check refuses a writer that is behind, and
+        Exactly one writer per game however many workers: on PostgreSQL the write takes the
+        game's advisory lock, the version check refuses a writer that is behind, and
         ``UNIQUE(game, seq)`` makes a second writer of the same step fail instead of forking the
         log. ``actor`` (seat, kind): the acting seat must still have that kind — a seat another
         worker handed to a bot (or gave back to its player) refuses the step, so a worker need
         not read the seats before every action. A lost race raises :class:`StaleWrite` and
-        writes nothing. ``also`` writes more in the same transaction (the game's clock,
-        server/clockstore.py)."""
+        writes nothing. ``notice``: the turn notification the step starts, written with it
+        (returns how many outbox rows were new). ``also`` writes more in the same transaction
+        (the game's clock, server/clockstore.py)."""
         if not steps:
-            return
+            return 0
         old = steps[0].seq - 1
         now = time.time()
-        sql = self._sql
         status = "over" if over else "playing"
-        move = ((sql.move, (version, status, game, old)) if actor is None else
-                (sql.move_as, (version, status, game, old, game, actor[0], actor[1])))
-        rows = [(game, s.seq, s.seat, s.text, now) for s in steps]
         try:
-            with self.tx() as c, _cursor(c) as cur, _cursor(c) as add:
-                if self.is_sqlite:
-                    cur.execute(*move)
-                    moved = cur.rowcount
-                    if moved == 1:
-                        add.executemany(sql.add_step, rows)
-                else:
-                    # One round trip for the lock, the move and the steps (psycopg's pipeline
-                    # mode); a stale move is found after it and rolls the steps back with it.
-                    dbapi = c.connection.dbapi_connection
-                    assert dbapi is not None
-                    with dbapi.pipeline():
-                        cur.execute(sql.lock, (game_lock_key(game),))
-                        cur.execute(*move)
-                        for r in rows:  # not executemany: a pipeline of its own, one more sync
-                            add.execute(sql.add_step, r)
-                    moved = cur.rowcount
-                if moved != 1:
-                    raise StaleWrite(f"game {game} is no longer at version {old}"
-                                     + ("" if actor is None else f" with seat {actor[0]} {actor[1]}"))
-                if also is not None:
-                    also(c)
+            if self.is_sqlite:
+                done, made = self._append_sqlite(game, steps, version, status, old, now, also, actor, notice)
+            elif also is None:
+                # One statement is its own transaction: one round trip, no BEGIN nor COMMIT.
+                with self._autocommit.connect() as c, _cursor(c) as cur:
+                    done, made = self._append_pg(cur, game, steps, version, status, old, now, actor, notice)
+            else:
+                with self.tx() as c, _cursor(c) as cur:
+                    done, made = self._append_pg(cur, game, steps, version, status, old, now, actor, notice)
+                    if done == len(steps):
+                        also(c)
+                    else:
+                        raise _Stale
+        except _Stale:
+            done = -1
         except (IntegrityError, self._integrity_error) as exc:
             raise StaleWrite(f"game {game}: step {steps[0].seq} was stored by another writer") from exc
+        if done != len(steps):
+            raise StaleWrite(f"game {game} is no longer at version {old}"
+                             + ("" if actor is None else f" with seat {actor[0]} {actor[1]}"))
+        return made
+
+    def _append_pg(self, cur: Any, game: str, steps: list[Step], version: int, status: str, old: int,
+                   now: float, actor: tuple[int, str] | None, notice: TurnNotice | None) -> tuple[int, int]:
+        args: dict[str, Any] = {"lock": game_lock_key(game), "version": version, "status": status,
+                                "game": game, "old": old, "now": now}
+        if actor is not None:
+            args["seat"], args["kind"] = actor
+        for i, st in enumerate(steps):
+            args[f"q{i}"], args[f"s{i}"], args[f"t{i}"] = st.seq, st.seat, st.text
+        channels: tuple[str, ...] = ()
+        if notice is not None and notice.channels:
+            channels = notice.channels
+            args["nversion"], args["nseat"] = notice.version, notice.seat
+        cur.execute(HotSql.append_pg(len(steps), actor is not None, channels), args)
+        done, made = cur.fetchone()
+        return int(done), int(made)
+
+    def _append_sqlite(self, game: str, steps: list[Step], version: int, status: str, old: int, now: float,
+                       also: Callable[[Connection], None] | None, actor: tuple[int, str] | None,
+                       notice: TurnNotice | None) -> tuple[int, int]:
+        sql = self._sql
+        with self.tx() as c, _cursor(c) as cur:
+            if actor is None:
+                cur.execute(sql.move, (version, status, game, old))
+            else:
+                cur.execute(sql.move_as, (version, status, game, old, game, actor[0], actor[1]))
+            if cur.rowcount != 1:
+                return 0, 0
+            cur.executemany(sql.add_step, [(game, s.seq, s.seat, s.text, now) for s in steps])
+            made = 0
+            if notice is not None and notice.channels:
+                cur.execute(_notify_sql(True, notice.channels),
+                            (notice.version, "turn", now, now, game, notice.seat))
+                made = max(0, cur.rowcount)
+            if also is not None:
+                also(c)
+        return len(steps), made
+
+    def enqueue_notice(self, game: str, version: int, seat: int, kind: str, channels: tuple[str, ...],
+                       due: float) -> int:
+        """Outbox rows of a notification outside a step (a game loaded, a seat subscribing, a
+        deadline's reminder): one per channel of ``channels`` the seat chose; returns how
+        many were new."""
+        if not channels:
+            return 0
+        with self.tx() as c, _cursor(c) as cur:
+            cur.execute(_notify_sql(self.is_sqlite, channels), (version, kind, time.time(), due, game, seat))
+            return max(0, int(cur.rowcount))
 
     def set_kind(self, game: str, seat: int, kind: str) -> None:
         """A seat handed to a bot."""

@@ -1,0 +1,100 @@
+"""A step's write (``Store.append``) on SQLite and PostgreSQL: the conditional move, the acting
+seat's kind, several steps at once, the turn notification written with the step (a
+transactional outbox), and — on PostgreSQL, where the write is one statement without a
+transaction around it — the game's advisory lock (issue 15 items 2, 3 and the load path)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from rebirth.server.outbox import Outbox
+from rebirth.server.settings import sqlite_url
+from rebirth.server.store import GameRow, StaleWrite, Step, Store, TurnNotice, game_lock_key
+from server import pgkit
+
+ROW = GameRow("g1", "ireland", 2, [], "en", False, 1, {}, "test", "playing", 0, ["Aoife", "Brian"],
+              ["human", "human"])
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    """A store with one two-player game of humans, at version 0."""
+    if request.param == "sqlite":
+        s = Store(sqlite_url(tmp_path / "append.db"))
+        s.create_game(ROW, [])
+        yield s
+        s.close()
+        return
+    with pgkit.database() as url:
+        s = Store(url)
+        s.create_game(ROW, [])
+        yield s
+        s.close()
+
+
+def steps_of(store: Store) -> list[tuple[int, int | None, str]]:
+    return [(s.seq, s.seat, s.text) for s in store.steps("g1")]
+
+
+def test_a_step_moves_the_version_and_a_stale_or_wrong_seat_step_writes_nothing(store: Store) -> None:
+    assert store.append("g1", [Step(1, 0, "place A1")], 1, False, actor=(0, "human")) == 0
+    # Two steps at once (an action and the chance outcome it caused).
+    store.append("g1", [Step(2, 1, "place B2"), Step(3, None, "reveal S2")], 3, False, actor=(1, "human"))
+    row = store.game("g1")
+    assert row is not None and row.version == 3
+    with pytest.raises(StaleWrite):  # behind: the game is at 3, not 1
+        store.append("g1", [Step(2, 0, "place C3")], 2, False, actor=(0, "human"))
+    with pytest.raises(StaleWrite):  # the seat is a human's, not a bot's
+        store.append("g1", [Step(4, 0, "place C3")], 4, False, actor=(0, "bot"))
+    assert steps_of(store) == [(1, 0, "place A1"), (2, 1, "place B2"), (3, None, "reveal S2")]
+    row = store.game("g1")
+    assert row is not None and row.version == 3 and row.status == "playing"
+    store.append("g1", [Step(4, 0, "place C3")], 4, True)
+    row = store.game("g1")
+    assert row is not None and row.status == "over" and row.version == 4
+
+
+def test_the_turn_notification_is_written_with_its_step_once(store: Store) -> None:
+    outbox = Outbox(store)
+    outbox.subscribe("g1", 1, "https://hooks.example.test/b", None, "https://play.example.test/game/g1")
+    notice = TurnNotice(1, 1, ("webhook", "email"))  # seat 1's turn began at version 1
+    assert store.append("g1", [Step(1, 0, "place A1")], 1, False, notice=notice) == 1
+    # The same turn again (its key is taken): no second row; a seat without channels: none.
+    assert store.append("g1", [Step(2, None, "reveal S2")], 2, False, notice=notice) == 0
+    assert store.append("g1", [Step(3, 1, "place B2")], 3, False, notice=TurnNotice(3, 0, ("webhook",))) == 0
+    # A stale step writes no notification either.
+    with pytest.raises(StaleWrite):
+        store.append("g1", [Step(3, 0, "place C3")], 3, False, notice=TurnNotice(3, 1, ("webhook",)))
+    rows = outbox.rows("g1")
+    assert [(r["version"], r["seat"], r["channel"], r["kind"]) for r in rows] == [(1, 1, "webhook", "turn")]
+    # Outside a step (a game loaded, a reminder), the same rule: the channels the seat chose.
+    assert outbox.enqueue("g1", 5, 1, "reminder", ("webhook", "email"), due=time.time() + 60) == 1
+    assert outbox.enqueue("g1", 5, 0, "turn", ("webhook",)) == 0
+    assert len(outbox.rows("g1")) == 2
+
+
+def test_a_step_waits_for_the_games_lock_on_postgresql(tmp_path: Path) -> None:
+    """The one-statement write takes the game's advisory lock (the clock's writes take it too)."""
+    with pgkit.database() as url:
+        store = Store(url)
+        try:
+            store.create_game(ROW, [])
+            done = threading.Event()
+            with store.engine.connect() as holder:
+                holder.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": game_lock_key("g1")})
+                t = threading.Thread(target=lambda: (store.append("g1", [Step(1, 0, "place A1")], 1, False),
+                                                     done.set()))
+                t.start()
+                assert not done.wait(0.5), "the step was written while another held the game's lock"
+                holder.rollback()  # the lock goes with the transaction
+            assert done.wait(10)
+            t.join()
+            assert steps_of(store) == [(1, 0, "place A1")]
+        finally:
+            store.close()
