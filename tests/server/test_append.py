@@ -88,8 +88,11 @@ def test_a_step_waits_for_the_games_lock_on_postgresql(tmp_path: Path) -> None:
             done = threading.Event()
             with store.engine.connect() as holder:
                 holder.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": game_lock_key("g1")})
-                t = threading.Thread(target=lambda: (store.append("g1", [Step(1, 0, "place A1")], 1, False),
-                                                     done.set()))
+                def write() -> None:
+                    store.append("g1", [Step(1, 0, "place A1")], 1, False)
+                    done.set()
+
+                t = threading.Thread(target=write)
                 t.start()
                 assert not done.wait(0.5), "the step was written while another held the game's lock"
                 holder.rollback()  # the lock goes with the transaction

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rebirth.bots.base import Bot, make_bot
+from rebirth.engine import infoset
 from rebirth.engine.actions import ActionError, IllegalActionError
 from rebirth.engine.events import Event
 from rebirth.engine.game import Game, Setup, SetupError
@@ -98,6 +99,8 @@ class Match:
     state: State
     bots: dict[int, Bot] = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
+    _public: tuple[tuple[int, int], dict[str, Any]] | None = field(default=None, repr=False, compare=False)
+    """The public part of the views of one position, keyed by (state object, version)."""
 
     @staticmethod
     def start(game: Game, kinds: list[str], seed: int | None = None,
@@ -149,8 +152,12 @@ class Match:
         return len(self.state.history)
 
     def view(self, seat: int | None) -> View:
-        """What ``seat`` may see now (None: a spectator)."""
-        return self.state.view(seat)
+        """What ``seat`` may see now (None: a spectator). The public part is built once per
+        position and shared by every seat's view of it (a broadcast asks for each seat)."""
+        key = (id(self.state), self.version)
+        if self._public is None or self._public[0] != key:
+            self._public = (key, infoset.public_part(self.state))
+        return infoset.view(self.state, seat, public=self._public[1])
 
     def to_move(self) -> int:
         return self.state.current_player

@@ -89,56 +89,26 @@ class Visibility:
 _BY_CONFIG: dict[tuple[bool, frozenset[str]], Visibility] = {}
 
 
-def view(state: State, seat: int | None, *, detail: bool = True) -> View:
-    """The view of ``seat`` (None: a spectator) of ``state``: every public fact, and the
-    seat's own hidden items as :class:`Visibility` allows.
-
-    ``detail=False`` leaves out what only a person needs — the history, the legal actions'
-    texts and the missions' progress — for observers that run millions of times (RL); it
-    never adds anything."""
+def public_part(state: State, *, detail: bool = True) -> dict[str, Any]:
+    """The fields of a view that are the same for every seat and spectator (the public facts):
+    computed once per position and shared by the views of all seats (:func:`view`'s
+    ``public``)."""
     s = state
     b = s.board
     n = s.n
     g = s.game
     ireland = b.is_ireland
     cards = g.cards
-    spaces = tuple(
-        (o, None if o in (-1, NEUTRAL) else tile_code(t))
-        for o, t in zip(s.occupancy.owner, s.occupancy.tile, strict=True)
-    )
-    vis = Visibility.of(g)
-    mine = seat is not None and 0 <= seat < n
-    hand = None
-    set_aside: tuple[str, ...] = ()
-    missions: tuple[str, ...] = ()
-    progress: tuple[tuple[int, int, bool], ...] = ()
-    legal: tuple[str, ...] = ()
-    legal_ids: tuple[int, ...] = ()
-    if mine:
-        assert seat is not None
-        h = s.tiles.hand[seat]
-        hand = tile_code(h) if h >= 0 else None
-        if vis.own_set_aside:
-            set_aside = tuple(tile_code(t) for t in s.tiles.set_aside[seat])
-        own = s.cards.tower_cards[seat] if ireland else s.cards.cathedral_cards[seat]
-        missions = tuple(cards[c].id for c in own)
-        if detail:
-            progress = tuple((*s.mission_progress(c, seat), s.secret_fulfilled(c, seat))
-                             for c in own)
-        if s.current_player == seat:
-            legal_ids = tuple(sorted(s.legal_action_ids()))
-            if detail:
-                legal = tuple(s.action_text(a) for a in legal_ids)
-    return View(
+    return dict(
         board=b.id,
         rules=b.rules,
         players=n,
-        seat=seat if mine else None,
         variants=tuple(sorted(g.variants)),
         turn=s.turn,
         phase=PHASES[s.phase],
         current_player=s.current_player,
-        spaces=spaces,
+        spaces=tuple((o, None if o in (-1, NEUTRAL) else tile_code(t))
+                     for o, t in zip(s.occupancy.owner, s.occupancy.tile, strict=True)),
         scores=tuple(s.score),
         breakdown=tuple(s.breakdown(q) for q in range(n)),
         castle_holders=tuple(s.castles.holder),
@@ -164,14 +134,56 @@ def view(state: State, seat: int | None, *, detail: bool = True) -> View:
         marks=tuple(tuple(cards[m].id for m in s.cards.marks[q]) for q in range(n)),
         winners=tuple(s.winners_),
         tiebreak=_tiebreak(s),
+        public_set_aside=tuple(tuple(tile_code(t) for t in a) for a in s.tiles.set_aside)
+        if Visibility.of(g).set_aside_public else (),
+    )
+
+
+def view(state: State, seat: int | None, *, detail: bool = True,
+         public: dict[str, Any] | None = None) -> View:
+    """The view of ``seat`` (None: a spectator) of ``state``: every public fact, and the
+    seat's own hidden items as :class:`Visibility` allows.
+
+    ``detail=False`` leaves out what only a person needs — the history, the legal actions'
+    texts and the missions' progress — for observers that run millions of times (RL); it
+    never adds anything. ``public``: :func:`public_part` of this very position (with the same
+    ``detail``), when the caller keeps it for several seats."""
+    s = state
+    n = s.n
+    ireland = s.board.is_ireland
+    cards = s.game.cards
+    vis = Visibility.of(s.game)
+    mine = seat is not None and 0 <= seat < n
+    hand = None
+    set_aside: tuple[str, ...] = ()
+    missions: tuple[str, ...] = ()
+    progress: tuple[tuple[int, int, bool], ...] = ()
+    legal: tuple[str, ...] = ()
+    legal_ids: tuple[int, ...] = ()
+    if mine:
+        assert seat is not None
+        h = s.tiles.hand[seat]
+        hand = tile_code(h) if h >= 0 else None
+        if vis.own_set_aside:
+            set_aside = tuple(tile_code(t) for t in s.tiles.set_aside[seat])
+        own = s.cards.tower_cards[seat] if ireland else s.cards.cathedral_cards[seat]
+        missions = tuple(cards[c].id for c in own)
+        if detail:
+            progress = tuple((*s.mission_progress(c, seat), s.secret_fulfilled(c, seat))
+                             for c in own)
+        if s.current_player == seat:
+            legal_ids = tuple(sorted(s.legal_action_ids()))
+            if detail:
+                legal = tuple(s.action_text(a) for a in legal_ids)
+    return View(
+        **(public if public is not None else public_part(s, detail=detail)),
+        seat=seat if mine else None,
         hand=hand,
         set_aside=set_aside,
         missions=missions,
         mission_progress=progress,
         legal_actions=legal,
         legal_action_ids=legal_ids,
-        public_set_aside=tuple(tuple(tile_code(t) for t in a) for a in s.tiles.set_aside)
-        if vis.set_aside_public else (),
     )
 
 
