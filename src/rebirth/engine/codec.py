@@ -34,7 +34,7 @@ _REVEAL_RE = re.compile(r"^reveal\s+(\S+)$", re.IGNORECASE)
 class ActionCodec:
     """Action id <-> :class:`Action` <-> text for one board and card set."""
 
-    __slots__ = ("_card_by_key", "board", "cards", "num_actions", "num_spaces")
+    __slots__ = ("_card_by_key", "_texts", "board", "cards", "num_actions", "num_spaces")
 
     def __init__(self, board: Board, cards: tuple[MissionCard, ...]) -> None:
         self.board = board
@@ -44,6 +44,8 @@ class ActionCodec:
         # Mission ids are matched without regard to case: a player typing `mark m2`
         # means card M2, whatever case the data file uses.
         self._card_by_key = {c.id.upper(): c.index for c in cards}
+        # Every view of the seat to move names each of its legal actions: written once here.
+        self._texts = tuple(str(self.decode(a)) for a in range(self.num_actions))
 
     # ------------------------------------------------------------ ids and actions
 
@@ -85,8 +87,15 @@ class ActionCodec:
         raise ValueError(f"action id {aid} is outside 0..{self.num_actions - 1}")
 
     def text(self, aid: int) -> str:
-        """The text form of id ``aid`` (``C7``, ``mark I03``)."""
-        return str(self.decode(aid))
+        """The text form of id ``aid`` (``C7``, ``mark I03``; ValueError outside the ids)."""
+        if not 0 <= aid < self.num_actions:
+            raise ValueError(f"action id {aid} is outside 0..{self.num_actions - 1}")
+        return self._texts[aid]
+
+    def texts(self, aids: tuple[int, ...]) -> tuple[str, ...]:
+        """The text forms of several ids (a view's legal actions)."""
+        t = self._texts
+        return tuple([t[a] for a in aids])
 
     def parse(self, text: str) -> int:
         """The id of an action text; ActionSyntaxError / IllegalActionError when it names nothing."""

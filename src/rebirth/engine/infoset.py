@@ -107,8 +107,8 @@ def public_part(state: State, *, detail: bool = True) -> dict[str, Any]:
         turn=s.turn,
         phase=PHASES[s.phase],
         current_player=s.current_player,
-        spaces=tuple((o, None if o in (-1, NEUTRAL) else tile_code(t))
-                     for o, t in zip(s.occupancy.owner, s.occupancy.tile, strict=True)),
+        spaces=tuple([(o, None if o == -1 or o == NEUTRAL else tile_code(t))
+                      for o, t in zip(s.occupancy.owner, s.occupancy.tile, strict=True)]),
         scores=tuple(s.score),
         breakdown=tuple(s.breakdown(q) for q in range(n)),
         castle_holders=tuple(s.castles.holder),
@@ -174,7 +174,7 @@ def view(state: State, seat: int | None, *, detail: bool = True,
         if s.current_player == seat:
             legal_ids = tuple(sorted(s.legal_action_ids()))
             if detail:
-                legal = tuple(s.action_text(a) for a in legal_ids)
+                legal = s.action_texts(legal_ids)
     return View(
         **(public if public is not None else public_part(s, detail=detail)),
         seat=seat if mine else None,

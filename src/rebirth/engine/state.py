@@ -739,6 +739,12 @@ class State:
             return self.game.codec.chance_text(aid)
         return self.game.codec.text(aid)
 
+    def action_texts(self, aids: tuple[int, ...]) -> tuple[str, ...]:
+        """The texts of several ids (:meth:`action_text` of each)."""
+        if self.phase == PHASE_CHANCE:
+            return tuple([self.game.codec.chance_text(a) for a in aids])
+        return self.game.codec.texts(aids)
+
     # ------------------------------------------------------------------- apply
 
     def apply(self, action: Action | str) -> list[Event]:
