@@ -27,6 +27,7 @@ import random
 import re
 import secrets
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -135,6 +136,21 @@ class Stack:
                 "proxy": sum(map(cpu_seconds, self.pids("caddy"))),
                 "redis": sum(map(cpu_seconds, self.pids("redis")))}
 
+    def pg_cpu(self) -> dict[int, float]:
+        """CPU seconds of each PostgreSQL backend serving this stack's database (pid: seconds)."""
+        if not self.db_name:
+            return {}
+        from sqlalchemy import create_engine, text
+
+        admin = create_engine(ADMIN_URL, isolation_level="AUTOCOMMIT")
+        try:
+            with admin.connect() as c:
+                pids = [r[0] for r in c.execute(text("SELECT pid FROM pg_stat_activity WHERE datname = :d"),
+                                                {"d": self.db_name})]
+        finally:
+            admin.dispose()
+        return {p: cpu_seconds(p) for p in pids}
+
     def drop(self) -> None:
         if self.db_name:
             from sqlalchemy import create_engine, text
@@ -199,6 +215,10 @@ class Baseline:
     def cpu(self) -> dict[str, float]:
         return {"workers": sum(map(cpu_seconds, self.pids("worker1"))),
                 "proxy": sum(map(cpu_seconds, self.pids("caddy"))), "redis": 0.0}
+
+    def pg_cpu(self) -> dict[int, float]:
+        """No PostgreSQL (SQLite, in the worker's own process)."""
+        return {}
 
     def drop(self) -> None:
         """Nothing outside its folder."""
@@ -316,6 +336,7 @@ def profile_summary(path: Path, top: int = 12) -> str:
 def run_one(stack: Stack | Baseline, n: int, board: str, time_limit: float, seed: int,
             spy: Path | None) -> dict[str, Any]:
     made = create(stack.proxy, board, n)
+    pg0 = stack.pg_cpu()
     before, c0 = stack.cpu(), time.perf_counter()
     client0 = time.process_time()
     if spy is not None:
@@ -324,15 +345,21 @@ def run_one(stack: Stack | Baseline, n: int, board: str, time_limit: float, seed
     with ThreadPoolExecutor(1) as pool:
         res = pool.submit(asyncio.run, play(stack.proxy, made, time_limit, seed)).result()
     after = stack.cpu()
+    pg1 = stack.pg_cpu()
     out: dict[str, Any] = {"setup": stack.setup, "label": label(stack.setup), **res.summary(),
                            "window_s": round(time.perf_counter() - c0, 2)}
     used = {k: after[k] - before[k] for k in after}
+    # The database's backends (a backend that ended within the window is not counted).
+    used["postgres"] = sum(v - pg0.get(p, 0.0) for p, v in pg1.items())
     out["cpu_s"] = {k: round(v, 2) for k, v in used.items()}
     out["dropped"] = res.dropped
     # The machine's load at the end (other work on it slows every figure down).
     out["loadavg_1m"] = round(os.getloadavg()[0], 2)
     out["client_cpu_s"] = round(time.process_time() - client0, 2)
     out["cpu_ms_per_action"] = round(1000 * used["workers"] / res.actions, 3) if res.actions else None
+    # Every server process: the workers, the proxy, Redis and PostgreSQL's backends.
+    total = sum(used.values())
+    out["server_cpu_ms_per_action"] = round(1000 * total / res.actions, 3) if res.actions else None
     return out
 
 
@@ -344,14 +371,27 @@ def label(setup: str) -> str:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    head = ("| set-up | N | finished | actions | actions/s | p50 ms | p99 ms | worker CPU ms/action "
-            "| CPU s workers / proxy / redis | errors |\n|---|---:|---:|---:|---:|---:|---:|---:|---|---:|")
-    lines = [head]
+    """The runs as a markdown table: with several rounds, one row per set-up and N holding each
+    figure's median over the rounds (all runs are in the JSON)."""
+    groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
     for r in rows:
-        c = r["cpu_s"]
-        lines.append(f"| {r['label']} | {r['games']} | {r['finished']} | {r['actions']} | "
-                     f"{r['actions_per_s']} | {r['p50_ms']} | {r['p99_ms']} | {r['cpu_ms_per_action']} | "
-                     f"{c['workers']} / {c['proxy']} / {c['redis']} | {r['errors']} |")
+        groups.setdefault((r["setup"], r["games"]), []).append(r)
+    head = ("| set-up | N | rounds | finished | actions/s | p50 ms | p99 ms | worker CPU ms/action "
+            "| server CPU ms/action | CPU s workers / proxy / redis / postgres | errors |\n"
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
+    lines = [head]
+    for (_setup, n), rs in groups.items():
+        def med(key: str, rs: list[dict[str, Any]] = rs) -> Any:
+            vals = [r[key] for r in rs if r.get(key) is not None]
+            return statistics.median(vals) if vals else None
+
+        def cpu(key: str, rs: list[dict[str, Any]] = rs) -> float:
+            return round(statistics.median(r["cpu_s"].get(key, 0.0) for r in rs), 2)
+
+        lines.append(f"| {rs[0]['label']} | {n} | {len(rs)} | {med('finished')} | {med('actions_per_s')} | "
+                     f"{med('p50_ms')} | {med('p99_ms')} | {med('cpu_ms_per_action')} | "
+                     f"{med('server_cpu_ms_per_action')} | {cpu('workers')} / {cpu('proxy')} / "
+                     f"{cpu('redis')} / {cpu('postgres')} | {med('errors')} |")
     return "\n".join(lines) + "\n"
 
 
@@ -366,6 +406,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--profile", default="", help="SETUP:N whose worker 1 py-spy records, e.g. pg2redis:100")
     ap.add_argument("--out", default="", help="folder for load.json and load.md (default: print only)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="run every set-up and N this many times, interleaved; the table gives medians")
     args = ap.parse_args(argv)
     if threading.current_thread() is threading.main_thread():
         # A SIGTERM stops the run through the finally blocks: the stacks stop, databases go.
@@ -376,22 +418,23 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if out:
         out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        for setup in args.setups.split(","):
-            for n in ns:
-                # A fresh stack and database for each run: no run carries another's games.
-                stack: Stack | Baseline = (Baseline if "@" in setup else Stack)(setup, Path(tmp) / str(n))
-                try:
-                    stack.run("start")
-                    spy = None
-                    if out and args.profile == f"{setup}:{n}":
-                        spy = out / f"profile-{setup}-{n}.txt"
-                    limit = args.time_limit * (2 if n >= 500 else 1)
-                    row = run_one(stack, n, args.board, limit, args.seed, spy)
-                    rows.append(row)
-                    print(json.dumps(row), flush=True)
-                finally:
-                    stack.run("stop")
-                    stack.drop()
+        for setup, n, rnd in ((st, n, k) for k in range(args.rounds) for st in args.setups.split(",")
+                              for n in ns):
+            # A fresh stack and database for each run: no run carries another's games.
+            kind = Baseline if "@" in setup else Stack
+            stack: Stack | Baseline = kind(setup, Path(tmp) / f"{n}-{rnd}")
+            try:
+                stack.run("start")
+                spy = None
+                if out and args.profile == f"{setup}:{n}" and rnd == 0:
+                    spy = out / f"profile-{setup}-{n}.txt"
+                limit = args.time_limit * (2 if n >= 500 else 1)
+                row = run_one(stack, n, args.board, limit, args.seed, spy)
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+            finally:
+                stack.run("stop")
+                stack.drop()
     result = {"board": args.board, "time_limit_s": args.time_limit, "runs": rows,
               "cpu": os.cpu_count()}
     md = table(rows)
