@@ -220,7 +220,7 @@ class Match:
 
     def _logged(self) -> str:
         """The text of the step just taken, as the record logs it."""
-        e = self.state.history_json()[-1]
+        e = self.state.last_history_json()
         return str(e["chance"] if "chance" in e else e["action"])
 
     def _resolve_chance(self) -> list[Event]:

@@ -1459,6 +1459,13 @@ class State:
 
     def history_json(self) -> list[dict[str, Any]]:
         """The actions so far, with chance outcomes (I-7 reveals), for a record."""
+        return [dict(e) for e in self._history_entries()]
+
+    def last_history_json(self) -> dict[str, Any]:
+        """The last entry of :meth:`history_json` (the step just taken), without the others."""
+        return dict(self._history_entries()[-1])
+
+    def _history_entries(self) -> list[dict[str, Any]]:
         # Views ask for this every move: extend a cache instead of rebuilding (quadratic).
         out = self.hjson
         for seat, a in self.history[len(out):]:
@@ -1466,7 +1473,7 @@ class State:
                 out.append({"chance": f"reveal {tile_code(a)}"})
             else:
                 out.append({"seat": seat, "action": self.game.codec.text(a)})
-        return [dict(e) for e in out]
+        return out
 
     def view(self, seat: int | None, *, detail: bool = True) -> View:
         """What ``seat`` may see (None: a spectator); see :func:`rebirth.engine.infoset.view`."""
