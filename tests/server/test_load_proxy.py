@@ -51,7 +51,8 @@ def test_the_table_gives_each_figures_median_over_the_rounds() -> None:
                 "cpu_s": {"workers": ms * 7, "proxy": 1.0, "redis": 0.0, "postgres": 2.0}}
 
     md = bench().table([row(700, 300, 1.0), row(900, 200, 1.2), row(800, 250, 0.9)])
-    assert "| 1 worker, PostgreSQL | 100 | 3 | 100 | 800 | 90.0 | 250 | 1.0 | 2.0 | 7.0 / 1.0 / 0.0 / 2.0 | 0 |" in md
+    assert ("| 1 worker, PostgreSQL | 100 | 3 | 100 | 800 | 90.0 | 250 | 1.0 | 2.0 "
+            "| 7.0 / 1.0 / 0.0 / 2.0 | 0 |") in md
 
 
 def test_profile_summary_of_py_spy_raw_stacks(tmp_path: Path) -> None:

@@ -104,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
     common: dict[str, object] = {
         "host": s.host, "port": s.port, "log_level": "info", "server_header": False,
         "ws_max_size": max(1 << 20, 4 * s.max_message_bytes),
+        "ws_per_message_deflate": s.ws_compression,
         "proxy_headers": True, "forwarded_allow_ips": s.forwarded_allow_ips,
         # SIGTERM: stop accepting, close the sockets with 1012 (pages reconnect), wait this long
         # for requests in flight; the app then finishes each game's step in flight (lifecycle.py).
