@@ -89,6 +89,11 @@ class Visibility:
 _BY_CONFIG: dict[tuple[bool, frozenset[str]], Visibility] = {}
 
 
+_SEATS_OF: dict[int, tuple[tuple[int, ...], ...]] = {
+    n: tuple(tuple(q for q in range(n) if m >> q & 1) for m in range(1 << n)) for n in range(1, 7)}
+"""Per player count, the seats of each bit mask (visits, fulfilments, cathedral pieces)."""
+
+
 def public_part(state: State, *, detail: bool = True) -> dict[str, Any]:
     """The fields of a view that are the same for every seat and spectator (the public facts):
     computed once per position and shared by the views of all seats (:func:`view`'s
@@ -99,6 +104,7 @@ def public_part(state: State, *, detail: bool = True) -> dict[str, Any]:
     g = s.game
     ireland = b.is_ireland
     cards = g.cards
+    seats_of = _SEATS_OF[n]
     return dict(
         board=b.id,
         rules=b.rules,
@@ -112,7 +118,7 @@ def public_part(state: State, *, detail: bool = True) -> dict[str, Any]:
         scores=tuple(s.score),
         breakdown=tuple(s.breakdown(q) for q in range(n)),
         castle_holders=tuple(s.castles.holder),
-        cathedral_pieces=tuple(tuple(q for q in range(n) if m >> q & 1) for m in s.visited.cathedral_pieces),
+        cathedral_pieces=tuple([seats_of[m] for m in s.visited.cathedral_pieces]),
         supply_counts=tuple(len(s.tiles.supply[q]) - s.tiles.drawn[q] for q in range(n)),
         hand_counts=tuple(1 if s.tiles.hand[q] >= 0 else 0 for q in range(n)),
         set_aside_counts=tuple(len(a) for a in s.tiles.set_aside),
@@ -122,15 +128,14 @@ def public_part(state: State, *, detail: bool = True) -> dict[str, Any]:
         deck_count=len(s.cards.deck) - s.cards.next_card,
         placed=tuple(s.occupancy.placed),
         discarded=tuple(tuple(tile_code(t) for t in d) for d in s.tiles.discarded),
-        history=tuple(s.history_json()) if detail else (),
+        history=tuple(map(dict, s.history_entries())) if detail else (),
         extra_tile=tile_code(s.extra_tile) if s.extra_tile >= 0 else None,
         pending_extra=s.pending_extra,
         pending_double=s.pending_double,
         tower_tokens=tuple(g.tokens[t].id for t in s.tokens_on_towers),
-        tower_visits=tuple(tuple(q for q in range(n) if m >> q & 1) for m in s.visited.tower_visits),
+        tower_visits=tuple([seats_of[m] for m in s.visited.tower_visits]),
         display=tuple(cards[m].id for m in s.cards.display),
-        fulfilled={cards[m].id: tuple(q for q in range(n) if s.cards.fulfilled[m] >> q & 1)
-                   for m in s.cards.display},
+        fulfilled={cards[m].id: seats_of[s.cards.fulfilled[m]] for m in s.cards.display},
         marks=tuple(tuple(cards[m].id for m in s.cards.marks[q]) for q in range(n)),
         winners=tuple(s.winners_),
         tiebreak=_tiebreak(s),

@@ -1459,13 +1459,14 @@ class State:
 
     def history_json(self) -> list[dict[str, Any]]:
         """The actions so far, with chance outcomes (I-7 reveals), for a record."""
-        return [dict(e) for e in self._history_entries()]
+        return [dict(e) for e in self.history_entries()]
 
     def last_history_json(self) -> dict[str, Any]:
         """The last entry of :meth:`history_json` (the step just taken), without the others."""
-        return dict(self._history_entries()[-1])
+        return dict(self.history_entries()[-1])
 
-    def _history_entries(self) -> list[dict[str, Any]]:
+    def history_entries(self) -> list[dict[str, Any]]:
+        """:meth:`history_json`'s entries themselves, not copies: never edit them."""
         # Views ask for this every move: extend a cache instead of rebuilding (quadratic).
         out = self.hjson
         for seat, a in self.history[len(out):]:

@@ -26,7 +26,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import astuple, dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -539,7 +539,10 @@ class Store:
         """Close the event loop's pool (shutdown; before :meth:`close`)."""
         if self._apool is not None:
             pool, self._apool = self._apool, None
-            await pool.close()
+            # Bounded: a connection attempt in flight (a database that is away) must not hold
+            # the shutdown; the pool gives its workers a second, this waits at most three.
+            with suppress(TimeoutError):
+                await asyncio.wait_for(pool.close(timeout=1.0), 3.0)
 
     def _append_sqlite(self, game: str, steps: list[Step], version: int, status: str, old: int, now: float,
                        also: Callable[[Connection], None] | None, actor: tuple[int, str] | None,
