@@ -278,7 +278,7 @@ def test_nothing_secret_crosses_redis(tmp_path: Path) -> None:
     for tok in toks:
         assert tok not in blob
     for channel, data in messages:
-        assert channel == f"{pfx}versions"
+        assert channel == f"{pfx}versions:{gid}"  # the game's own channel
         obj = json.loads(data)
         assert set(obj) == {"game", "version"} and obj["game"] == gid and isinstance(obj["version"], int)
 
@@ -631,6 +631,7 @@ def test_the_broker_resubscribes_and_publishes_again_after_a_redis_restart() -> 
 
     async def scenario(r: RedisServer) -> Broker:
         b = Broker(r.url, prefix(), lambda g, v: got.append((g, v)), lambda: got.append(("caught up", 0)))
+        b.watch("g")  # before the subscription: subscribed with it
         await b.start()
         await b.publish("g", 1)
         await until(lambda: ("g", 1) in got)
@@ -659,6 +660,47 @@ def test_the_broker_resubscribes_and_publishes_again_after_a_redis_restart() -> 
         # running in this worker's main thread, where asyncio.run refuses to start another.
         b = pool.submit(asyncio.run, scenario(r)).result(timeout=120)
     assert got == [("g", 1), ("caught up", 0), ("g", 3)] and b.reconnects == 1
+
+
+def test_a_worker_hears_the_games_it_holds_only() -> None:
+    """Each game's notices go to its own channel; a broker listens to the games it watches
+    (the registry's games in memory), from the moment it watches them until it lets go."""
+    heard: dict[str, list[tuple[str, int]]] = {"a": [], "b": []}
+
+    async def scenario(r: RedisServer) -> None:
+        pfx = prefix()
+        a = Broker(r.url, pfx, lambda g, v: heard["a"].append((g, v)), lambda: None)
+        b = Broker(r.url, pfx, lambda g, v: heard["b"].append((g, v)), lambda: None)
+        await a.start()
+        await b.start()
+        a.watch("g1")
+        b.watch("g2")
+        await settle()
+        await a.publish("g1", 1)
+        await b.publish("g2", 1)
+        await until(lambda: heard["a"] == [("g1", 1)] and heard["b"] == [("g2", 1)])
+        a.unwatch("g1")
+        b.watch("g1")
+        await settle()
+        await a.publish("g1", 2)
+        await until(lambda: heard["b"] == [("g2", 1), ("g1", 2)])
+        await asyncio.sleep(0.2)
+        assert heard["a"] == [("g1", 1)]  # it let go of g1: nothing more of it
+        await a.close()
+        await b.close()
+
+    async def settle() -> None:
+        # A (un)subscription is sent by a task of its own; Redis answers it within a round trip.
+        await asyncio.sleep(0.2)
+
+    async def until(ok: Callable[[], bool]) -> None:
+        deadline = time.monotonic() + 10
+        while not ok():
+            assert time.monotonic() < deadline, heard
+            await asyncio.sleep(0.02)
+
+    with redis_server() as r, ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, scenario(r)).result(timeout=60)
 
 
 def test_a_player_of_a_killed_serve_process_carries_on_at_the_other_worker(tmp_path: Path) -> None:

@@ -6,8 +6,11 @@ worker that holds the game reads the new steps from the database and redacts the
 its own edge. A lost message is harmless: the periodic version check and the full catch-up
 after each reconnect heal it.
 
-One pub/sub connection per process (one channel for all games), fanned out locally by the
-:class:`~rebirth.server.hub.Registry`; a second connection publishes.
+One pub/sub connection per process, fanned out locally by the
+:class:`~rebirth.server.hub.Registry`; a second connection publishes. A game's notices go to a
+channel of its own (``<prefix>versions:<game>``), and a worker subscribes to the channels of
+the games it holds in memory only: a worker hears the games it serves, not the whole site's
+traffic (with per-game routing at the proxy, most games are on one worker).
 """
 
 from __future__ import annotations
@@ -76,7 +79,13 @@ class Broker:
                  on_chat: Notice | None = None) -> None:
         self.url = url
         self.prefix = prefix
-        self.channel = f"{prefix}versions"
+        self.channel = f"{prefix}versions:"
+        """The prefix of the games' channels (``channel + game id``)."""
+        self._watched: set[str] = set()
+        """The games whose channels this worker listens to (the games it holds)."""
+        self._pubsub: Any = None
+        """The subscription's PubSub while connected."""
+        self._pending: set[asyncio.Task[None]] = set()
         self.chat_channel = f"{prefix}chat"
         """Chat notices (server/social.py): a game id and a number, never a message."""
         self.on_chat = on_chat
@@ -99,9 +108,42 @@ class Broker:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._ready.wait(), wait)
 
+    def channel_of(self, game: str) -> str:
+        """The channel of a game's notices."""
+        return self.channel + game
+
+    def watch(self, game: str) -> None:
+        """Listen to ``game``'s notices from now on (it is in this worker's memory)."""
+        if game not in self._watched:
+            self._watched.add(game)
+            self._send("subscribe", game)
+
+    def unwatch(self, game: str) -> None:
+        """Stop listening to ``game`` (it left this worker's memory)."""
+        if game in self._watched:
+            self._watched.discard(game)
+            self._send("unsubscribe", game)
+
+    def _send(self, command: str, game: str) -> None:
+        """Send a (un)subscription on the current subscription, in call order; while Redis is
+        away nothing is sent: the next subscription subscribes to every watched game."""
+        pubsub = self._pubsub
+        if pubsub is None:
+            return
+
+        async def send() -> None:
+            try:
+                await getattr(pubsub, command)(self.channel_of(game))
+            except Exception as exc:  # the subscription is being lost: the reconnect resubscribes
+                log.info("%s %s failed: %s", command, game, exc)
+
+        task = asyncio.get_running_loop().create_task(send())
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
     async def publish(self, game: str, version: int) -> None:
         """Say that ``game`` is at ``version`` (lossy: a failure is logged and healed later)."""
-        await self._publish(self.channel, {"game": game, "version": version})
+        await self._publish(self.channel_of(game), {"game": game, "version": version})
 
     async def publish_chat(self, game: str, seq: int) -> None:
         """Say that the chat (or the rematch) of ``game`` is at ``seq`` (lossy, like versions)."""
@@ -198,7 +240,12 @@ class Broker:
             client = aioredis.from_url(self.url, socket_connect_timeout=SOCKET_TIMEOUT)
             pubsub = client.pubsub(ignore_subscribe_messages=True)
             try:
-                await pubsub.subscribe(self.channel, self.chat_channel)
+                await pubsub.subscribe(self.chat_channel)
+                # Set first: a game watched while the others are being subscribed sends its own.
+                self._pubsub = pubsub
+                watched = sorted(self._watched)
+                for i in range(0, len(watched), 1000):
+                    await pubsub.subscribe(*(self.channel_of(g) for g in watched[i:i + 1000]))
                 self.connected = True
                 self._ready.set()
                 backoff = BACKOFF_MIN
@@ -225,7 +272,8 @@ class Broker:
                             self.on_chat(*chat)
                         continue
                     got = parse(msg.get("data"))
-                    if got is not None:
+                    # A game's notice comes on that game's channel only.
+                    if got is not None and channel == self.channel_of(got[0]):
                         self.on_notice(*got)
             except asyncio.CancelledError:
                 raise
@@ -235,6 +283,7 @@ class Broker:
                 failed = True
             finally:
                 self.connected = False
+                self._pubsub = None
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()  # type: ignore[no-untyped-call]
                 with contextlib.suppress(Exception):

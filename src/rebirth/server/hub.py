@@ -853,6 +853,8 @@ class Registry:
         hub = self.hubs.pop(game_id, None)
         if hub is None:
             return
+        if self.broker is not None:
+            self.broker.unwatch(game_id)
         hub.clock.close()  # its time-out comes from the due check (server/clocks.py)
         m = hub.match
         if not m.state.is_terminal() and m.is_human_turn():
@@ -874,14 +876,22 @@ class Registry:
             hub = self.hubs.get(game_id)
             if hub is not None:
                 return hub
-            row = await asyncio.to_thread(self.store.game, game_id)
-            if row is None:
+            # Listen before reading: a step stored meanwhile is then either read or announced.
+            if self.broker is not None:
+                self.broker.watch(game_id)
+            try:
+                row = await asyncio.to_thread(self.store.game, game_id)
+                if row is not None:
+                    match = await asyncio.to_thread(self.load_match, row)
+                    hub = Hub(self, row, match.game, match)
+                    await hub.clock.reload()
+                    self.hubs[game_id] = hub
+                    self.parked.pop(game_id, None)
+            finally:
+                if self.broker is not None and game_id not in self.hubs:
+                    self.broker.unwatch(game_id)  # no such game, or it could not be loaded
+            if hub is None:
                 return None
-            match = await asyncio.to_thread(self.load_match, row)
-            hub = Hub(self, row, match.game, match)
-            await hub.clock.reload()
-            self.hubs[game_id] = hub
-            self.parked.pop(game_id, None)
         # A restart re-checks whose turn it is (what a killed writer may not have enqueued).
         self.committed(hub)
         return hub
@@ -921,6 +931,8 @@ class Registry:
         if clock is not None:
             await hub.clock.start(clock)
         self.hubs[gid] = hub
+        if self.broker is not None:
+            self.broker.watch(gid)
         hub.kick_bots()
         return hub, toks
 
@@ -928,6 +940,8 @@ class Registry:
         """A game just stored by another module (a rematch): in memory here, its bots started."""
         hub = Hub(self, row, match.game, match)
         self.hubs[row.id] = hub
+        if self.broker is not None:
+            self.broker.watch(row.id)
         hub.kick_bots()
         return hub
 

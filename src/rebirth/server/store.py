@@ -283,8 +283,8 @@ class HotSql:
     compiling them with SQLAlchemy cost about four times their execution's CPU (measured:
     an append 2.7 ms → 0.67 ms, a catch-up 1.0 ms → 0.19 ms of worker CPU on PostgreSQL)."""
 
-    lock: str
     move: str
+    """SQLite: the conditional move (PostgreSQL's is part of :meth:`append_pg`)."""
     move_as: str
     add_step: str
     head: str
@@ -303,7 +303,6 @@ class HotSql:
         """sqlite3 takes ``?`` placeholders, psycopg ``%s``."""
         move = "UPDATE games SET version = ?, status = ? WHERE id = ? AND version = ?"
         stmts = HotSql(
-            lock="SELECT pg_advisory_xact_lock(?)",
             move=move,
             # The acting seat still has the kind it acted as (Store.append's ``actor``).
             move_as=move + (" AND NOT EXISTS (SELECT 1 FROM seats WHERE seats.game = ?"
