@@ -76,6 +76,19 @@ def play_two(socks: list[Sock], stop: int | None = None) -> None:
         assert answer["type"] != "error", answer
 
 
+@contextlib.contextmanager
+def two_workers_and_a_game(tmp_path: Path) -> Iterator[tuple[str, TestClient, TestClient, str, list[str]]]:
+    """Two workers on one database and Redis (no version check within a test's time: every
+    move reaches the other worker through Redis) and a new two-player Ireland game of humans,
+    both seats claimed: (database, worker A, worker B, game id, seat tokens)."""
+    with database() as db, redis_server() as r:
+        pfx = prefix()
+        with worker(tmp_path, db, r, pfx, heal_interval=600) as a, \
+                worker(tmp_path, db, r, pfx, heal_interval=600) as b:
+            g = kit.new_game(a, board="ireland", players=2, seats=HUMANS)
+            yield db, a, b, g["game"], [kit.claim(a, s["url"]) for s in g["links"]["seats"]]
+
+
 def record_and_replay(c: TestClient, gid: str, tok: str, scores: list[int]) -> None:
     rec = c.get(f"/api/games/{gid}/record", headers={"Authorization": f"Bearer {tok}"}).json()
     assert replay(rec).score == scores
@@ -83,65 +96,53 @@ def record_and_replay(c: TestClient, gid: str, tok: str, scores: list[int]) -> N
 
 def test_two_humans_on_two_workers_play_ireland_to_the_end(tmp_path: Path) -> None:
     # No version check within the test's time: every move reaches the other worker through Redis.
-    with database() as db, redis_server() as r:
-        pfx = prefix()
-        with worker(tmp_path, db, r, pfx, heal_interval=600) as a, \
-                worker(tmp_path, db, r, pfx, heal_interval=600) as b:
-            g = kit.new_game(a, board="ireland", players=2, seats=HUMANS)
-            gid = g["game"]
-            toks = [kit.claim(a, s["url"]) for s in g["links"]["seats"]]
-            with a.websocket_connect(f"/ws/games/{gid}") as w0, b.websocket_connect(f"/ws/games/{gid}") as w1:
-                socks = [Sock(w0, "a"), Sock(w1, "b")]
-                socks[0].hello(toks[0])
-                socks[1].hello(toks[1])
-                play_two(socks)
-                final = socks[0].version
-                assert socks[1].version == final and socks[0].view["scores"] == socks[1].view["scores"]
-                for s in socks:
-                    assert s.seen >= set(range(1, final + 1)), s.name
-                assert not socks[0].errors and not socks[1].errors
-                # Both workers acted: each one committed the moves of its own player. (Checked
-                # with the sockets open: a game nobody here follows leaves memory on a notice.)
-                assert hub(a, gid).committed == hub(b, gid).committed == final
-            assert len(check_log(db, gid)) == final > 20
-            record_and_replay(b, gid, toks[1], socks[1].view["scores"])
+    with two_workers_and_a_game(tmp_path) as (db, a, b, gid, toks):
+        with a.websocket_connect(f"/ws/games/{gid}") as w0, b.websocket_connect(f"/ws/games/{gid}") as w1:
+            socks = [Sock(w0, "a"), Sock(w1, "b")]
+            socks[0].hello(toks[0])
+            socks[1].hello(toks[1])
+            play_two(socks)
+            final = socks[0].version
+            assert socks[1].version == final and socks[0].view["scores"] == socks[1].view["scores"]
+            for s in socks:
+                assert s.seen >= set(range(1, final + 1)), s.name
+            assert not socks[0].errors and not socks[1].errors
+            # Both workers acted: each one committed the moves of its own player. (Checked
+            # with the sockets open: a game nobody here follows leaves memory on a notice.)
+            assert hub(a, gid).committed == hub(b, gid).committed == final
+        assert len(check_log(db, gid)) == final > 20
+        record_and_replay(b, gid, toks[1], socks[1].view["scores"])
 
 
 def test_a_game_no_device_follows_leaves_memory_on_a_notice_and_comes_back_current(tmp_path: Path) -> None:
     """Per-game routing at the proxy puts a game's devices on one worker: the worker that only
     created it does not read each of its steps back — the first notice drops it from memory —
     and a device that comes to it later gets the game as stored, and can play on."""
-    with database() as db, redis_server() as r:
-        pfx = prefix()
-        with worker(tmp_path, db, r, pfx, heal_interval=600) as a, \
-                worker(tmp_path, db, r, pfx, heal_interval=600) as b:
-            g = kit.new_game(a, board="ireland", players=2, seats=HUMANS)
-            gid = g["game"]
-            toks = [kit.claim(a, s["url"]) for s in g["links"]["seats"]]
-            assert gid in registry(a).hubs  # the creator holds it, with no device
-            with b.websocket_connect(f"/ws/games/{gid}") as w0, b.websocket_connect(f"/ws/games/{gid}") as w1:
-                socks = [Sock(w0, "b0"), Sock(w1, "b1")]
-                socks[0].hello(toks[0])
-                socks[1].hello(toks[1])
-                play_two(socks, stop=4)
-                deadline = time.monotonic() + 10
-                while gid in registry(a).hubs:
-                    assert time.monotonic() < deadline, "worker A kept following a game nobody watches there"
-                    time.sleep(0.02)
-                at = max(s.version for s in socks)
-                # Seat 0's second device comes to worker A: the game is loaded as stored.
-                with a.websocket_connect(f"/ws/games/{gid}") as wa:
-                    sa = Sock(wa, "a0")
-                    assert sa.hello(toks[0])["version"] == at
-                    for s in socks:
-                        s.settle(at)
-                    p = socks[0].view["current_player"]
-                    mover = sa if p == 0 else socks[1]
-                    assert mover.act_first()["type"] != "error"
-                    for s in (*socks, sa):
-                        s.settle(at + 1)
-                    assert hub(a, gid).committed == hub(b, gid).committed >= at + 1
-            assert len(check_log(db, gid)) >= at + 1
+    with two_workers_and_a_game(tmp_path) as (db, a, b, gid, toks):
+        assert gid in registry(a).hubs  # the creator holds it, with no device
+        with b.websocket_connect(f"/ws/games/{gid}") as w0, b.websocket_connect(f"/ws/games/{gid}") as w1:
+            socks = [Sock(w0, "b0"), Sock(w1, "b1")]
+            socks[0].hello(toks[0])
+            socks[1].hello(toks[1])
+            play_two(socks, stop=4)
+            deadline = time.monotonic() + 10
+            while gid in registry(a).hubs:
+                assert time.monotonic() < deadline, "worker A kept following a game nobody watches there"
+                time.sleep(0.02)
+            at = max(s.version for s in socks)
+            # Seat 0's second device comes to worker A: the game is loaded as stored.
+            with a.websocket_connect(f"/ws/games/{gid}") as wa:
+                sa = Sock(wa, "a0")
+                assert sa.hello(toks[0])["version"] == at
+                for s in socks:
+                    s.settle(at)
+                p = socks[0].view["current_player"]
+                mover = sa if p == 0 else socks[1]
+                assert mover.act_first()["type"] != "error"
+                for s in (*socks, sa):
+                    s.settle(at + 1)
+                assert hub(a, gid).committed == hub(b, gid).committed >= at + 1
+        assert len(check_log(db, gid)) >= at + 1
 
 
 def test_bot_steps_are_committed_exactly_once_when_both_workers_hold_the_game(tmp_path: Path) -> None:
@@ -764,26 +765,21 @@ def test_a_player_of_a_killed_serve_process_carries_on_at_the_other_worker(tmp_p
 def test_presence_is_shared_between_workers(tmp_path: Path) -> None:
     """Each page sees the other seat online although its device is on the other worker, and
     offline once it left."""
-    with database() as db, redis_server() as r:
-        pfx = prefix()
-        with worker(tmp_path, db, r, pfx, heal_interval=600) as a, \
-                worker(tmp_path, db, r, pfx, heal_interval=600) as b:
-            g = kit.new_game(a, board="ireland", players=2, seats=HUMANS)
-            gid = g["game"]
-            toks = [kit.claim(a, s["url"]) for s in g["links"]["seats"]]
-            with a.websocket_connect(f"/ws/games/{gid}") as w0:
-                s0 = Sock(w0)
-                assert s0.hello(toks[0])["online"] == [True, False]
-                online: list[bool] = []
+    with two_workers_and_a_game(tmp_path) as (_db, a, b, gid, toks), \
+            a.websocket_connect(f"/ws/games/{gid}") as w0:
+        s0 = Sock(w0)
+        assert s0.hello(toks[0])["online"] == [True, False]
+        online: list[bool] = []
 
-                def saw(want: list[bool]) -> bool:
-                    return online == want
+        def saw(want: list[bool]) -> bool:
+            return online == want
 
-                with b.websocket_connect(f"/ws/games/{gid}") as w1:
-                    assert Sock(w1).hello(toks[1])["online"] == [True, True]
-                    while not saw([True, True]):
-                        msg = s0.read()
-                        online = msg.get("online", online)
-                while not saw([True, False]):
-                    msg = s0.read()
-                    online = msg.get("online", online)
+        with b.websocket_connect(f"/ws/games/{gid}") as w1:
+            assert Sock(w1).hello(toks[1])["online"] == [True, True]
+            while not saw([True, True]):
+                msg = s0.read()
+                online = msg.get("online", online)
+        while not saw([True, False]):
+            msg = s0.read()
+            online = msg.get("online", online)
+
