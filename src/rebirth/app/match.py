@@ -99,8 +99,8 @@ class Match:
     state: State
     bots: dict[int, Bot] = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
-    _public: tuple[tuple[int, int], dict[str, Any]] | None = field(default=None, repr=False, compare=False)
-    """The public part of the views of one position, keyed by (state object, version)."""
+    _public: tuple[State, int, dict[str, Any]] | None = field(default=None, repr=False, compare=False)
+    """The public part of the views of one position: (the state, its version, the part)."""
 
     @staticmethod
     def start(game: Game, kinds: list[str], seed: int | None = None,
@@ -154,10 +154,10 @@ class Match:
     def view(self, seat: int | None) -> View:
         """What ``seat`` may see now (None: a spectator). The public part is built once per
         position and shared by every seat's view of it (a broadcast asks for each seat)."""
-        key = (id(self.state), self.version)
-        if self._public is None or self._public[0] != key:
-            self._public = (key, infoset.public_part(self.state))
-        return infoset.view(self.state, seat, public=self._public[1])
+        st, version = self.state, self.version
+        if self._public is None or self._public[0] is not st or self._public[1] != version:
+            self._public = (st, version, infoset.public_part(st))
+        return infoset.view(st, seat, public=self._public[2])
 
     def to_move(self) -> int:
         return self.state.current_player

@@ -36,11 +36,7 @@ from sqlalchemy import (
     update,
 )
 
-from rebirth.server.store import Store, games, metadata
-
-CHANNELS = ("webhook", "email")
-"""The server's channels (the page's own title, badge, sound and browser notification are the
-page's: web/notify.js)."""
+from rebirth.server.store import CHANNELS, Store, games, metadata
 
 notify_subs = Table(
     "notify_subs", metadata,

@@ -192,8 +192,15 @@ class StaleWrite(Exception):
     """Another writer (another worker) stored this game's next step first: nothing was written."""
 
 
-class _Stale(Exception):
-    """Inside :meth:`Store.append`: the move found the game elsewhere (rolls the transaction back)."""
+def _behind(game: str, old: int, actor: tuple[int, str] | None) -> StaleWrite:
+    """The refusal of a step whose game is no longer at ``old`` (or whose seat changed kind)."""
+    return StaleWrite(f"game {game} is no longer at version {old}"
+                      + ("" if actor is None else f" with seat {actor[0]} {actor[1]}"))
+
+
+def _raced(game: str, steps: list[Step]) -> StaleWrite:
+    """The refusal of a step another writer stored first (``UNIQUE(game, seq)``)."""
+    return StaleWrite(f"game {game}: step {steps[0].seq} was stored by another writer")
 
 
 @dataclass(frozen=True)
@@ -284,19 +291,11 @@ class HotSql:
     an append 2.7 ms → 0.67 ms, a catch-up 1.0 ms → 0.19 ms of worker CPU on PostgreSQL)."""
 
     move: str
-    """SQLite: the conditional move (PostgreSQL's is part of :meth:`append_pg`)."""
+    """SQLite: the conditional move (PostgreSQL's is part of :func:`_append_pg_sql`)."""
     move_as: str
     add_step: str
     head: str
     steps_after: str
-
-    @staticmethod
-    def append_pg(steps: int, actor: bool, channels: tuple[str, ...]) -> str:
-        """PostgreSQL: a step's whole write as one statement, so that it is one round trip
-        without a transaction around it (autocommit): the game's lock, the conditional move,
-        the steps — inserted only if the move happened — and the turn notification's outbox
-        rows. It answers (steps inserted, notifications inserted); fewer steps than given: stale."""
-        return _append_pg(steps, actor, channels)
 
     @staticmethod
     def for_driver(qmark: bool) -> HotSql:
@@ -320,12 +319,14 @@ class HotSql:
 _CHOSEN = ("((c.channel = 'webhook' AND s.webhook <> '') OR (c.channel = 'email' AND s.email <> ''))")
 """The seat chose the channel (an empty or NULL address: not chosen)."""
 
-_CHANNELS = ("webhook", "email")
+CHANNELS = ("webhook", "email")
+"""The server's notification channels (the page's own title, badge, sound and browser
+notification are the page's: web/notify.js)."""
 
 
 def _channel_rows(channels: tuple[str, ...]) -> str:
     """``SELECT 'webhook' AS channel UNION ALL ...``: the channels as rows (known names only)."""
-    assert channels and all(ch in _CHANNELS for ch in channels), channels
+    assert channels and all(ch in CHANNELS for ch in channels), channels
     return " UNION ALL ".join(f"SELECT '{ch}' AS channel" for ch in channels)
 
 
@@ -341,7 +342,11 @@ def _notify_sql(qmark: bool, channels: tuple[str, ...]) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def _append_pg(steps: int, actor: bool, channels: tuple[str, ...]) -> str:
+def _append_pg_sql(steps: int, actor: bool, channels: tuple[str, ...]) -> str:
+    """PostgreSQL: a step's whole write as one statement, so that it is one round trip and
+    needs no transaction around it (autocommit): the game's lock, the conditional move, the
+    steps — inserted only if the move happened — and the turn notification's outbox rows. It
+    answers (steps inserted, notifications inserted); fewer steps than given: stale."""
     # The lock CTE calls a volatile function: PostgreSQL materialises it, and the move's
     # EXISTS reads it, so the lock is taken before the game's row is checked. (The row lock of
     # the UPDATE alone would serialise two writers too; the advisory lock also orders the step
@@ -383,7 +388,7 @@ def _append_pg_call(game: str, steps: list[Step], version: int, status: str, old
     if notice is not None and notice.channels:
         channels = notice.channels
         args["nversion"], args["nseat"] = notice.version, notice.seat
-    return HotSql.append_pg(len(steps), actor is not None, channels), args
+    return _append_pg_sql(len(steps), actor is not None, channels), args
 
 
 @contextmanager
@@ -415,8 +420,6 @@ class Store:
         self.revision = upgrade(self.engine)
         self._sql = HotSql.for_driver(self.is_sqlite)
         self._apool: psycopg_pool.AsyncConnectionPool[Any] | None = None
-        self._autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
-        """The same pool, each statement its own transaction (a step's one-statement write)."""
         self._integrity_error: type[Exception] = self.engine.dialect.dbapi.IntegrityError  # type: ignore[union-attr]
         self._lock_guard = threading.Lock()
         self._lock_conn: Connection | None = None
@@ -467,31 +470,18 @@ class Store:
         try:
             if self.is_sqlite:
                 done, made = self._append_sqlite(game, steps, version, status, old, now, also, actor, notice)
-            elif also is None:
-                # One statement is its own transaction: one round trip, no BEGIN nor COMMIT.
-                with self._autocommit.connect() as c, _cursor(c) as cur:
-                    done, made = self._append_pg(cur, game, steps, version, status, old, now, actor, notice)
             else:
                 with self.tx() as c, _cursor(c) as cur:
-                    done, made = self._append_pg(cur, game, steps, version, status, old, now, actor, notice)
-                    if done == len(steps):
+                    cur.execute(*_append_pg_call(game, steps, version, status, old, now, actor, notice))
+                    done, made = map(int, cur.fetchone())
+                    # A stale move wrote nothing: the clock must not move either.
+                    if done == len(steps) and also is not None:
                         also(c)
-                    else:
-                        raise _Stale
-        except _Stale:
-            done = -1
         except (IntegrityError, self._integrity_error) as exc:
-            raise StaleWrite(f"game {game}: step {steps[0].seq} was stored by another writer") from exc
+            raise _raced(game, steps) from exc
         if done != len(steps):
-            raise StaleWrite(f"game {game} is no longer at version {old}"
-                             + ("" if actor is None else f" with seat {actor[0]} {actor[1]}"))
+            raise _behind(game, old, actor)
         return made
-
-    def _append_pg(self, cur: Any, game: str, steps: list[Step], version: int, status: str, old: int,
-                   now: float, actor: tuple[int, str] | None, notice: TurnNotice | None) -> tuple[int, int]:
-        cur.execute(*_append_pg_call(game, steps, version, status, old, now, actor, notice))
-        done, made = cur.fetchone()
-        return int(done), int(made)
 
     async def append_soon(self, game: str, steps: list[Step], version: int, over: bool,
                           also: Callable[[Connection], None] | None = None,
@@ -512,11 +502,10 @@ class Store:
                 await cur.execute(*call)
                 row = await cur.fetchone()
         except psycopg.IntegrityError as exc:
-            raise StaleWrite(f"game {game}: step {steps[0].seq} was stored by another writer") from exc
+            raise _raced(game, steps) from exc
         assert row is not None
         if int(row[0]) != len(steps):
-            raise StaleWrite(f"game {game} is no longer at version {old}"
-                             + ("" if actor is None else f" with seat {actor[0]} {actor[1]}"))
+            raise _behind(game, old, actor)
         return int(row[1])
 
     async def _async_pool(self) -> psycopg_pool.AsyncConnectionPool[Any]:
