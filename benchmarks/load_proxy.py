@@ -38,6 +38,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import uvloop
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "proxy-stack.sh"
 ADMIN_URL = os.environ.get("REBIRTH_TEST_POSTGRES", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")
@@ -343,7 +345,8 @@ def run_one(stack: Stack | Baseline, n: int, board: str, time_limit: float, seed
         profile(stack, min(time_limit, 30), spy)
     # In a thread of its own: the caller may already run an event loop.
     with ThreadPoolExecutor(1) as pool:
-        res = pool.submit(asyncio.run, play(stack.proxy, made, time_limit, seed)).result()
+        # uvloop: the load generator's own CPU competes with the server's for the same cores.
+        res = pool.submit(uvloop.run, play(stack.proxy, made, time_limit, seed)).result()
     after = stack.cpu()
     pg1 = stack.pg_cpu()
     out: dict[str, Any] = {"setup": stack.setup, "label": label(stack.setup), **res.summary(),

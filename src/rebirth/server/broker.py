@@ -10,7 +10,9 @@ One pub/sub connection per process, fanned out locally by the
 :class:`~rebirth.server.hub.Registry`; a second connection publishes. A game's notices go to a
 channel of its own (``<prefix>versions:<game>``), and a worker subscribes to the channels of
 the games it holds in memory only: a worker hears the games it serves, not the whole site's
-traffic (with per-game routing at the proxy, most games are on one worker).
+traffic (with per-game routing at the proxy, most games are on one worker). Notices are
+written on a connection of their own with Redis' replies switched off, the notices of one turn
+of the event loop in one write.
 """
 
 from __future__ import annotations
@@ -100,6 +102,18 @@ class Broker:
                                       socket_connect_timeout=SOCKET_TIMEOUT, retry_on_timeout=False)
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
+        self._queued: dict[tuple[str, str], str] = {}
+        """Messages waiting for the next write, by (channel, game): a game's later version
+        replaces its earlier one (a notice only says "read the database from here")."""
+        self._batch: asyncio.Future[None] | None = None
+        """Resolved once the queued messages went out (or failed: they are lossy)."""
+        self._wake = asyncio.Event()
+        self._writer: asyncio.Task[None] | None = None
+        self._wpool = aioredis.ConnectionPool.from_url(url, socket_connect_timeout=SOCKET_TIMEOUT)
+        self._wconn: Any = None
+        """The publishing connection, with replies switched off (``CLIENT REPLY OFF``): a notice
+        is one write, never a round trip (measured: ~100 us of CPU per awaited PUBLISH, ~35 us
+        per write)."""
 
     async def start(self, wait: float = 2.0) -> None:
         """Subscribe (in the background, reconnecting for ever); waits up to ``wait`` seconds for
@@ -141,28 +155,70 @@ class Broker:
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
 
+    def publish_soon(self, game: str, version: int) -> asyncio.Future[None]:
+        """Say that ``game`` is at ``version``, without waiting (a step's commit calls it under
+        the game's lock): the notices queued in one turn of the event loop go out together in
+        one write. The future resolves once they were written."""
+        return self._queue(self.channel_of(game), game, {"game": game, "version": version})
+
     async def publish(self, game: str, version: int) -> None:
-        """Say that ``game`` is at ``version`` (lossy: a failure is logged and healed later)."""
-        await self._publish(self.channel_of(game), {"game": game, "version": version})
+        """:meth:`publish_soon`, waiting until it went out (lossy: a failure is logged and
+        healed later by the version check)."""
+        await asyncio.shield(self.publish_soon(game, version))
 
     async def publish_chat(self, game: str, seq: int) -> None:
         """Say that the chat (or the rematch) of ``game`` is at ``seq`` (lossy, like versions)."""
-        await self._publish(self.chat_channel, {"game": game, "chat": seq})
+        await asyncio.shield(self._queue(self.chat_channel, game, {"game": game, "chat": seq}))
 
-    async def _publish(self, channel: str, obj: dict[str, Any]) -> None:
+    def _queue(self, channel: str, game: str, obj: dict[str, Any]) -> asyncio.Future[None]:
+        loop = asyncio.get_running_loop()
         if not self.connected:
-            return
-        msg = json.dumps(obj)
-        for attempt in (0, 1):
+            done: asyncio.Future[None] = loop.create_future()
+            done.set_result(None)
+            return done
+        self._queued[channel, game] = json.dumps(obj)
+        if self._batch is None:
+            self._batch = loop.create_future()
+        if self._writer is None or self._writer.done():
+            self._writer = loop.create_task(self._write_loop())
+        # The writer runs at the event loop's next turn: whatever else is committed in this one
+        # goes out in the same write.
+        self._wake.set()
+        return self._batch
+
+    async def _write_loop(self) -> None:
+        """One writer for the process: while a write is under way, the next notices gather."""
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            batch, queued = self._batch, self._queued
+            self._batch, self._queued = None, {}
             try:
-                await self._pub.publish(channel, msg)
-                return
-            except Exception as exc:  # Redis down: the version check heals what is missed
-                # A pooled connection from before a Redis restart is dead: one more try on a new one.
-                with contextlib.suppress(Exception):
-                    await self._pub.connection_pool.disconnect()
-                if attempt:
-                    log.warning("publishing %s failed: %s", msg, exc)
+                await asyncio.wait_for(self._write(queued), SOCKET_TIMEOUT)
+            except Exception as exc:  # Redis away: lost; the version check heals it
+                log.warning("publishing %d notices failed: %s", len(queued), exc)
+                await self._drop_writer()
+            finally:
+                if batch is not None and not batch.done():
+                    batch.set_result(None)
+
+    async def _write(self, queued: dict[tuple[str, str], str]) -> None:
+        conn = self._wconn
+        if conn is None:
+            conn = self._wpool.make_connection()  # type: ignore[no-untyped-call]
+            await conn.connect()
+            # No reply to this one either.
+            await conn.send_command("CLIENT", "REPLY", "OFF", check_health=False)
+            self._wconn = conn
+        await conn.send_packed_command(
+            conn.pack_commands([("PUBLISH", channel, msg) for (channel, _game), msg in queued.items()]),
+            check_health=False)
+
+    async def _drop_writer(self) -> None:
+        conn, self._wconn = self._wconn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                await conn.disconnect(nowait=True)
 
     # ------------------------------------------------------------------ presence
 
@@ -254,14 +310,16 @@ class Broker:
                     self.reconnects += 1
                     log.info("Redis subscription back (reconnect %d); catching up every game",
                              self.reconnects)
-                    # The publisher's pooled connections died with the old Redis.
+                    # The publisher's connections died with the old Redis.
                     with contextlib.suppress(Exception):
                         await self._pub.connection_pool.disconnect()
+                    await self._drop_writer()
                     # Whatever was published while we were away is lost: read it from the database.
                     self.on_reconnect()
-                while True:
-                    msg = await pubsub.get_message(timeout=30.0)
-                    if msg is None or msg.get("type") != "message":
+                # listen(): one blocking read per message (get_message with a timeout set up a
+                # timer for each one).
+                async for msg in pubsub.listen():
+                    if msg.get("type") != "message":
                         continue
                     channel = msg.get("channel")
                     if isinstance(channel, bytes):
@@ -275,6 +333,8 @@ class Broker:
                     # A game's notice comes on that game's channel only.
                     if got is not None and channel == self.channel_of(got[0]):
                         self.on_notice(*got)
+                # listen() ends only when nothing is subscribed: never ours (the chat channel).
+                raise ConnectionError("the subscription ended")
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -293,9 +353,11 @@ class Broker:
 
     async def close(self) -> None:
         """Stop listening and close both connections."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+        for task in (self._task, self._writer):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        await self._drop_writer()
         with contextlib.suppress(Exception):
             await self._pub.aclose()

@@ -419,7 +419,8 @@ class Hub:
         broker = self.registry.broker
         if broker is not None:
             self._own.add(m.version)
-            await broker.publish(self.id, m.version)
+            # Not awaited: the step is stored; the notice goes out with this turn's others.
+            broker.publish_soon(self.id, m.version)
 
     def _actor(self, steps: list[Step]) -> tuple[int, str] | None:
         """The seat that took the first of ``steps`` and the kind it acted as (chance: None)."""
