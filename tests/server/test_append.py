@@ -6,11 +6,13 @@ transaction around it — the game's advisory lock (issue 15 items 2, 3 and the 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -126,5 +128,48 @@ def test_a_step_waits_for_the_games_lock_on_postgresql(tmp_path: Path) -> None:
             assert done.wait(10)
             t.join()
             assert steps_of(store) == [(1, 0, "place A1")]
+        finally:
+            store.close()
+
+
+def test_steps_of_several_games_are_committed_together_each_with_its_own_answer(tmp_path: Path) -> None:
+    """PostgreSQL, from the event loop: the steps that wait together are one group commit (one
+    transaction), yet each gets its own answer — a stale step is refused alone, and a step that
+    lost a race on ``UNIQUE(game, seq)`` (which aborts the whole transaction) is refused alone
+    while the others are written one by one."""
+    with pgkit.database() as url:
+        store = Store(url)
+        try:
+            for g in ("g1", "g2", "g3", "g4"):
+                store.create_game(dataclasses.replace(ROW, id=g), [])
+            store.append("g3", [Step(1, 0, "place A1")], 1, False)  # g3 is at 1: a step for 0 is stale
+            with store.tx() as c:  # g4: step 1 stored by "another writer" whose move is not seen
+                c.execute(text("INSERT INTO actions (game, seq, seat, text, created)"
+                               " VALUES ('g4', 1, 0, 'place Z9', 0)"))
+
+            def write(g: str, seq: int) -> Any:
+                return store.append_soon(g, [Step(seq, 0, f"place {g}")], seq, False, actor=(0, "human"))
+
+            async def scenario() -> tuple[list[Any], list[Any], int]:
+                first = await asyncio.gather(write("g1", 1), write("g2", 1), write("g3", 1),
+                                             return_exceptions=True)
+                writes = store.group_writes
+                second = await asyncio.gather(write("g1", 2), write("g4", 1), write("g2", 2),
+                                              return_exceptions=True)
+                await store.aclose()
+                return list(first), list(second), writes
+
+            with ThreadPoolExecutor(1) as pool:
+                first, second, writes = pool.submit(asyncio.run, scenario()).result()
+            assert writes == 1 and store.group_steps == 6 and store.group_writes == 2
+            assert first[:2] == [0, 0]
+            assert isinstance(first[2], StaleWrite) and "no longer at" in str(first[2])
+            assert second[0] == 0 and second[2] == 0
+            assert isinstance(second[1], StaleWrite) and "another writer" in str(second[1])
+            assert [(s.seq, s.text) for s in store.steps("g1")] == [(1, "place g1"), (2, "place g1")]
+            assert [(s.seq, s.text) for s in store.steps("g2")] == [(1, "place g2"), (2, "place g2")]
+            assert [s.text for s in store.steps("g3")] == ["place A1"]
+            versions = {g: store.game(g).version for g in ("g1", "g2", "g3", "g4")}  # type: ignore[union-attr]
+            assert versions == {"g1": 2, "g2": 2, "g3": 1, "g4": 0}
         finally:
             store.close()
