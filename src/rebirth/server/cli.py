@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from rebirth.app.fileio import check_writable_file
 from rebirth.server.addresses import is_loopback_host, listen_urls
-from rebirth.server.app import create_app
+from rebirth.server.app import create_app, tune_gc
 from rebirth.server.settings import Settings, sqlite_url
 
 
@@ -113,7 +113,9 @@ def run(args: argparse.Namespace) -> int:
         # own access line would add the query string, which must never reach a log.
         "access_log": False}
     if workers == 1:
-        uvicorn.run(create_app(s), **common)  # type: ignore[arg-type]
+        app = create_app(s)
+        tune_gc()
+        uvicorn.run(app, **common)  # type: ignore[arg-type]
         return 0
     # Each worker process builds its own app from the environment: the command line's
     # settings travel there as REBIRTH_* variables.
