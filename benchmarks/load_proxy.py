@@ -344,8 +344,8 @@ def run_one(stack: Stack | Baseline, n: int, board: str, time_limit: float, seed
     if spy is not None:
         profile(stack, min(time_limit, 30), spy)
     # In a thread of its own: the caller may already run an event loop.
-    with ThreadPoolExecutor(1) as pool:
-        # uvloop: the load generator's own CPU competes with the server's for the same cores.
+    # uvloop: the load generator's own CPU competes with the server's for the same cores.
+    with ThreadPoolExecutor(1) as pool, load.without_gc_pauses():
         res = pool.submit(uvloop.run, play(stack.proxy, made, time_limit, seed)).result()
     after = stack.cpu()
     pg1 = stack.pg_cpu()
@@ -386,7 +386,8 @@ def table(rows: list[dict[str, Any]]) -> str:
     for (_setup, n), rs in groups.items():
         def med(key: str, rs: list[dict[str, Any]] = rs) -> Any:
             vals = [r[key] for r in rs if r.get(key) is not None]
-            return statistics.median(vals) if vals else None
+            # An even number of rounds: the mean of two figures, printed as they are printed.
+            return round(statistics.median(vals), 3) if vals else None
 
         def cpu(key: str, rs: list[dict[str, Any]] = rs) -> float:
             return round(statistics.median(r["cpu_s"].get(key, 0.0) for r in rs), 2)
