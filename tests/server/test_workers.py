@@ -704,6 +704,54 @@ def test_a_worker_hears_the_games_it_holds_only() -> None:
         pool.submit(asyncio.run, scenario(r)).result(timeout=60)
 
 
+def test_the_notices_of_one_turn_go_out_in_one_write_with_each_games_latest_version() -> None:
+    """Notices queued in one turn of the event loop share one write (one future), carry each
+    game's latest version only (a notice says "read the database from here"), and are written
+    on a connection whose replies Redis has switched off; the next turn's go out again."""
+    heard: list[tuple[str, int]] = []
+
+    async def scenario(r: RedisServer) -> tuple[bool, bool, list[str]]:
+        pfx = prefix()
+        a = Broker(r.url, pfx, lambda g, v: None, lambda: None)
+        b = Broker(r.url, pfx, lambda g, v: heard.append((g, v)), lambda: None)
+        await a.start()
+        await b.start()
+        for g in ("g1", "g2"):
+            b.watch(g)
+        await asyncio.sleep(0.2)
+        first = [a.publish_soon("g1", 1), a.publish_soon("g2", 1), a.publish_soon("g1", 2)]
+        shared = first[0] is first[1] is first[2]
+        await first[0]
+        later = a.publish_soon("g2", 2)
+        apart = later is not first[0]
+        await later
+        deadline = time.monotonic() + 10
+        while len(heard) < 3:
+            assert time.monotonic() < deadline, heard
+            await asyncio.sleep(0.02)
+        # Replies off: nothing comes back on the notices' connection (it is never read).
+        silent = False
+        try:
+            await asyncio.wait_for(a._wconn._reader.read(1), 0.3)
+        except TimeoutError:
+            silent = True
+        client = redis.Redis.from_url(r.url)
+        try:
+            named = [c for c in client.client_list() if c.get("name") == f"{pfx}notices"]
+        finally:
+            client.close()
+        flags = [c["cmd"] for c in named] if silent else []
+        await a.close()
+        await b.close()
+        return shared, apart, flags
+
+    with redis_server() as r, ThreadPoolExecutor(1) as pool:
+        shared, apart, flags = pool.submit(asyncio.run, scenario(r)).result(timeout=60)
+    assert shared and apart
+    assert heard == [("g1", 2), ("g2", 1), ("g2", 2)]
+    assert flags == ["publish"], "the notices are not on a connection of their own with replies off"
+
+
 def test_a_player_of_a_killed_serve_process_carries_on_at_the_other_worker(tmp_path: Path) -> None:
     """SIGKILL of a real ``rebirth serve`` worker mid-game: its player reconnects to the other
     worker and every action the killed worker acknowledged is there."""

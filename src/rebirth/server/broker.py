@@ -109,7 +109,8 @@ class Broker:
         """Resolved once the queued messages went out (or failed: they are lossy)."""
         self._wake = asyncio.Event()
         self._writer: asyncio.Task[None] | None = None
-        self._wpool = aioredis.ConnectionPool.from_url(url, socket_connect_timeout=SOCKET_TIMEOUT)
+        self._wpool = aioredis.ConnectionPool.from_url(url, socket_connect_timeout=SOCKET_TIMEOUT,
+                                                       client_name=f"{prefix}notices")
         self._wconn: Any = None
         """The publishing connection, with replies switched off (``CLIENT REPLY OFF``): a notice
         is one write, never a round trip (measured: ~100 us of CPU per awaited PUBLISH, ~35 us
