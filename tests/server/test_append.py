@@ -19,7 +19,7 @@ from sqlalchemy import text
 
 from rebirth.server.outbox import Outbox
 from rebirth.server.settings import sqlite_url
-from rebirth.server.store import GameRow, StaleWrite, Step, Store, TurnNotice, game_lock_key
+from rebirth.server.store import GameRow, ServerClosing, StaleWrite, Step, Store, TurnNotice, game_lock_key
 from server import pgkit
 
 ROW = GameRow("g1", "ireland", 2, [], "en", False, 1, {}, "test", "playing", 0, ["Aoife", "Brian"],
@@ -171,5 +171,31 @@ def test_steps_of_several_games_are_committed_together_each_with_its_own_answer(
             assert [s.text for s in store.steps("g3")] == ["place A1"]
             versions = {g: store.game(g).version for g in ("g1", "g2", "g3", "g4")}  # type: ignore[union-attr]
             assert versions == {"g1": 2, "g2": 2, "g3": 1, "g4": 0}
+        finally:
+            store.close()
+
+
+def test_a_step_waiting_for_its_group_commit_at_shutdown_is_refused_not_left_waiting(tmp_path: Path) -> None:
+    """``Store.aclose`` (shutdown) answers a step whose group commit had not been made with a
+    clear error (its hub then rebuilds from the log) instead of leaving it waiting for ever."""
+    with pgkit.database() as url:
+        store = Store(url)
+        try:
+            store.create_game(ROW, [])
+
+            async def scenario() -> BaseException | None:
+                t = asyncio.ensure_future(store.append_soon("g1", [Step(1, 0, "place A1")], 1, False))
+                await asyncio.sleep(0)  # the step waits; its committer has not run yet
+                await store.aclose()
+                try:
+                    await asyncio.wait_for(t, 5)
+                except BaseException as exc:
+                    return exc
+                return None
+
+            with ThreadPoolExecutor(1) as pool:
+                got = pool.submit(asyncio.run, scenario()).result()
+            assert isinstance(got, ServerClosing), got
+            assert steps_of(store) == []
         finally:
             store.close()

@@ -391,6 +391,13 @@ def _append_pg_call(game: str, steps: list[Step], version: int, status: str, old
     return _append_pg_sql(len(steps), actor is not None, channels), args
 
 
+class ServerClosing(RuntimeError):
+    """A step's write that was not made because the server is shutting down."""
+
+    def __init__(self) -> None:
+        super().__init__("the server is shutting down: the step was not stored")
+
+
 @dataclass
 class _Write:
     """One step's write waiting for a group commit (:meth:`Store.append_soon`)."""
@@ -548,10 +555,17 @@ class Store:
             await wake.wait()
             wake.clear()
             batch, self._waiting = self._waiting, []
-            if batch:
-                self.group_writes += 1
-                self.group_steps += len(batch)
+            if not batch:
+                continue
+            self.group_writes += 1
+            self.group_steps += len(batch)
+            try:
                 await self._write_batch(batch)
+            except BaseException as exc:  # cancelled (shutdown), or a bug: no step waits for ever
+                for w in batch + self._waiting:
+                    w.answer(exc=exc if isinstance(exc, Exception) else ServerClosing())
+                self._waiting = []
+                raise
 
     async def _write_batch(self, batch: list[_Write]) -> None:
         """Each write of ``batch`` answered: in one transaction; if that fails as a whole on a
@@ -611,6 +625,9 @@ class Store:
             with suppress(asyncio.CancelledError, Exception):
                 await self._committer
             self._committer = None
+        for w in self._waiting:  # came after the committer's last turn
+            w.answer(exc=ServerClosing())
+        self._waiting = []
         if self._apool is not None:
             pool, self._apool = self._apool, None
             # Bounded: a connection attempt in flight (a database that is away) must not hold
