@@ -19,7 +19,16 @@ from sqlalchemy import text
 
 from rebirth.server.outbox import Outbox
 from rebirth.server.settings import sqlite_url
-from rebirth.server.store import GameRow, ServerClosing, StaleWrite, Step, Store, TurnNotice, game_lock_key
+from rebirth.server.store import (
+    GROUP_MAX,
+    GameRow,
+    ServerClosing,
+    StaleWrite,
+    Step,
+    Store,
+    TurnNotice,
+    game_lock_key,
+)
 from server import pgkit
 
 ROW = GameRow("g1", "ireland", 2, [], "en", False, 1, {}, "test", "playing", 0, ["Aoife", "Brian"],
@@ -197,5 +206,31 @@ def test_a_step_waiting_for_its_group_commit_at_shutdown_is_refused_not_left_wai
                 got = pool.submit(asyncio.run, scenario()).result()
             assert isinstance(got, ServerClosing), got
             assert steps_of(store) == []
+        finally:
+            store.close()
+
+
+def test_a_group_commit_carries_at_most_group_max_steps(tmp_path: Path) -> None:
+    """However many steps wait, a batch carries at most ``GROUP_MAX`` (the steps of a batch
+    resume together; hundreds at once held the event loop and starved new connections), and
+    every waiting step is written and answered."""
+    n = 3 * GROUP_MAX + 1
+    with pgkit.database() as url:
+        store = Store(url)
+        try:
+            for i in range(n):
+                store.create_game(dataclasses.replace(ROW, id=f"g{i}"), [])
+
+            async def scenario() -> list[Any]:
+                got = await asyncio.gather(*(store.append_soon(f"g{i}", [Step(1, 0, "place A1")], 1, False)
+                                             for i in range(n)))
+                await store.aclose()
+                return list(got)
+
+            with ThreadPoolExecutor(1) as pool:
+                got = pool.submit(asyncio.run, scenario()).result()
+            assert got == [0] * n
+            assert store.group_steps == n and store.group_writes >= 4
+            assert all(store.game(f"g{i}").version == 1 for i in range(n))  # type: ignore[union-attr]
         finally:
             store.close()

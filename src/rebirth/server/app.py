@@ -64,8 +64,9 @@ def tune_gc() -> None:
     (modules, the app, its routes) is frozen out of every collection, and the youngest
     generation is collected after 10,000 allocations instead of 700. Measured through the proxy
     (2 workers, N = 100, CPU time of each collection): two or three full collections a run
-    paused each worker for ~160 ms apiece and the young ones cost 0.1-0.4 s per worker; frozen
-    and tuned, no full collection came within a run and the young ones took 3 ms in all.
+    paused each worker for ~160 ms apiece and the younger generations cost 0.19-0.35 s per
+    worker; frozen and tuned, no full collection came within a run and the younger ones took
+    7-8 ms in all (though a middle-generation collection, rarer now, can take 40-50 ms).
     Cycles are still collected."""
     gc.collect()
     gc.freeze()
