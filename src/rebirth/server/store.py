@@ -457,7 +457,8 @@ class Store:
         self._apool: psycopg_pool.AsyncConnectionPool[Any] | None = None
         self._waiting: list[_Write] = []
         """Steps waiting for the next group commit (PostgreSQL, from the event loop)."""
-        self._wake = asyncio.Event()
+        self._wake: asyncio.Event | None = None
+        """Wakes the committer of the current event loop (made with it)."""
         self._committer: asyncio.Task[None] | None = None
         self.group_writes = 0
         """Group commits made (with :attr:`group_steps`: how many steps each carried)."""
@@ -529,8 +530,9 @@ class Store:
                           also: Callable[[Connection], None] | None = None,
                           actor: tuple[int, str] | None = None, notice: TurnNotice | None = None) -> int:
         """:meth:`append` from the event loop. On PostgreSQL the one-statement write runs on
-        the loop itself (psycopg's async pool, no thread hop: about 140 -> 60 us of CPU per
-        step, measured); SQLite and a write with ``also`` go to a thread."""
+        the loop itself (psycopg's async pool, no thread hop), in a group commit with the other
+        steps waiting (:meth:`_group_commit`); SQLite and a write with ``also`` go to a
+        thread."""
         if self.is_sqlite or also is not None or not steps:
             return await asyncio.to_thread(self.append, game, steps, version, over, also, actor, notice)
         old = steps[0].seq - 1
@@ -548,12 +550,15 @@ class Store:
         (a group commit, as the database itself does for concurrent commits; measured, the
         flush was half of PostgreSQL's CPU per step). Its answer, or its own refusal or error."""
         loop = asyncio.get_running_loop()
-        if self._committer is None or self._committer.done() or self._committer.get_loop() is not loop:
-            self._waiting, self._wake = [], asyncio.Event()
-            self._committer = loop.create_task(self._commit_loop(self._wake))
+        wake = self._wake
+        if wake is None or self._committer is None or self._committer.done() \
+                or self._committer.get_loop() is not loop:
+            self._waiting = []
+            self._wake = wake = asyncio.Event()
+            self._committer = loop.create_task(self._commit_loop(wake))
         w = _Write(game, steps, call, loop.create_future())
         self._waiting.append(w)
-        self._wake.set()
+        wake.set()
         return await w.done
 
     async def _commit_loop(self, wake: asyncio.Event) -> None:
