@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
 from rebirth.server.app import create_app
-from rebirth.server.play.session import GameFactory, SeedFactory
+from rebirth.server.play.registry import GameFactory, SeedFactory
 from rebirth.server.settings import Settings, sqlite_url
 
 UNLIMITED: dict[str, Any] = {

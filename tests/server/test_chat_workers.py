@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 
 from rebirth.server.persistence import chat as chat_store
 from rebirth.server.persistence.store import GameRow, Store, games, insert_game, rematches
-from rebirth.server.play.session import Registry
+from rebirth.server.play.registry import Registry
 from server import kit
 from server.chatkit import Seat, auth, play_out, tokens
 from server.workerkit import Sock, database, prefix, redis_server, worker

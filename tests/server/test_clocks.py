@@ -196,7 +196,7 @@ def test_a_hot_seat_table_takes_a_timed_out_seat_back(tmp_path: Path) -> None:
 def test_turn_based_deadline_with_a_fake_wall_clock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A 24-hour turn: a second before the deadline nothing happens; after it the seat goes to a
     bot and the next human's turn gets its full day (the server's wall clock is a fake here)."""
-    from rebirth.server.clocks import keeper as clocks
+    from rebirth.server.clocks import changes as clocks
 
     now = [time.time()]
     monkeypatch.setattr(clocks, "wall_time", lambda: now[0])
@@ -206,7 +206,7 @@ def test_turn_based_deadline_with_a_fake_wall_clock(tmp_path: Path, monkeypatch:
         gid = g["game"]
         hub = c.app.state.registry.hubs[gid]  # type: ignore[attr-defined]
         first = hub.match.state.current_player
-        assert hub.clock.state.running == first
+        assert hub.value.clock.running == first
         now[0] += 86399
         c.portal.call(hub.clock.expire)  # type: ignore[union-attr]
         summary = c.get(f"/api/games/{gid}").json()

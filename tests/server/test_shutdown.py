@@ -16,8 +16,8 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from rebirth.server.authority.live import rebuild
 from rebirth.server.persistence.store import Store
-from rebirth.server.play.session import rebuild
 from rebirth.server.settings import sqlite_url
 from server import kit
 from server.workerkit import free_port, start_serve

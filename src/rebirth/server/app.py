@@ -29,7 +29,8 @@ from rebirth.server.operations.throttle import RateLimit, Throttle
 from rebirth.server.pages import static
 from rebirth.server.persistence.store import Store
 from rebirth.server.play.lifecycle import Lifecycle
-from rebirth.server.play.session import GameFactory, Registry, SeedFactory, log
+from rebirth.server.play.registry import GameFactory, Registry, SeedFactory, log
+from rebirth.server.play.session import ServerError
 from rebirth.server.settings import Settings
 from rebirth.server.tables.authority import TableRegistry
 
@@ -143,6 +144,11 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     @app.exception_handler(ApiError)
     async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
         return exc.response()
+
+    @app.exception_handler(ServerError)
+    async def storage_failed(_request: Request, _exc: ServerError) -> JSONResponse:
+        # A change the store could not take (server/play/session.py): nothing changed.
+        return error_response(503, "server_error", texts("server.storage_failed"), {"reason": "storage"})
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:

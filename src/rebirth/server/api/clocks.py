@@ -1,5 +1,5 @@
 """Clock REST (``/api``, issue 16 item 1): a timed-out seat taken back by its own link, time added
-or the clock turned off (WCAG 2.2.1). The clock itself: :mod:`rebirth.server.clocks.keeper`."""
+or the clock turned off (WCAG 2.2.1). The clock's changes: :mod:`rebirth.server.clocks.changes`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import APIRouter
 
 from rebirth.server.api.lobby import GameHub, GameToken
-from rebirth.server.clocks.keeper import ClockChange
+from rebirth.server.clocks.changes import Adjust, ClockChange, TakeBack
 from rebirth.server.errors import ApiError
 
 router = APIRouter(prefix="/api", tags=["clock"])
@@ -22,8 +22,7 @@ async def take_back(seat: int, hub: GameHub, tok: GameToken) -> dict[str, Any]:
         raise ApiError(404, "unknown_seat")
     if not (tok.role == "table" or (tok.role == "seat" and tok.seat == seat)):
         raise ApiError(403, "forbidden")
-    await hub.clock.take_back(seat)
-    hub.kick_bots()
+    await hub.move_clock(TakeBack(hub.host.store, seat=seat))
     async with hub.lock:
         return hub.summary()
 
@@ -34,6 +33,6 @@ async def change_clock(body: ClockChange, hub: GameHub, tok: GameToken) -> dict[
     needs more time must be able to get it, WCAG 2.2.1); spectators may not."""
     if tok.role not in ("admin", "seat", "table"):
         raise ApiError(403, "forbidden")
-    await hub.clock.adjust(body)
+    await hub.move_clock(Adjust(hub.host.store, change=body))
     async with hub.lock:
         return hub.summary()

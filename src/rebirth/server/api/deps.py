@@ -9,7 +9,7 @@ from fastapi import Depends, Header
 from starlette.requests import HTTPConnection
 
 from rebirth.server.errors import ApiError
-from rebirth.server.play.session import Registry
+from rebirth.server.play.registry import Registry
 from rebirth.server.settings import Settings
 from rebirth.server.tables.authority import TableRegistry
 

@@ -19,7 +19,7 @@ from rebirth.engine.game import SetupError
 from rebirth.engine.messages import UserError
 from rebirth.server.api.data import require_board
 from rebirth.server.api.deps import BearerToken, RegistryDep, SettingsDep
-from rebirth.server.clocks.keeper import ClockBody, spec_of
+from rebirth.server.clocks.changes import ClockBody, spec_of
 from rebirth.server.errors import ApiError, texts
 from rebirth.server.notifications.notifier import NotifySpec, checked, forget, seat_link, subscribe
 from rebirth.server.operations.addresses import base_url, is_loopback_host
@@ -29,7 +29,7 @@ from rebirth.server.persistence import chat as chat_store
 from rebirth.server.persistence.store import TokenRow
 from rebirth.server.play import invites
 from rebirth.server.play.invites import invite_link
-from rebirth.server.play.session import Hub
+from rebirth.server.play.session import Session as Hub
 from rebirth.server.social.social import record_chat
 
 router = APIRouter(prefix="/api", tags=["lobby"])
@@ -162,7 +162,7 @@ async def game_record(hub: GameHub, tok: GameToken) -> dict[str, Any]:
     seat = tok.seat if tok.role == "seat" else None
     async with hub.lock:
         record = hub.match.record(for_seat=seat)
-    return await record_chat(hub, record)
+    return await record_chat(hub.host.store, hub.id, record)
 
 
 @router.post("/games/{game_id}/seats/{seat}/revoke")

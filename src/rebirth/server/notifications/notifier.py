@@ -33,8 +33,10 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rebirth.app.clock import ClockState
 from rebirth.app.match import HUMAN, Match
 from rebirth.engine.messages import text
+from rebirth.server.authority.live import LiveGame
 from rebirth.server.errors import ApiError, texts
 from rebirth.server.notifications.webhook_guard import WebhookRefused, check_url, forbidden, post_json
 from rebirth.server.persistence.outbox import Job, Outbox
@@ -42,7 +44,8 @@ from rebirth.server.persistence.store import Store, TurnNotice
 from rebirth.server.settings import Settings
 
 if TYPE_CHECKING:
-    from rebirth.server.play.session import Hub, Registry
+    from rebirth.server.play.registry import Registry
+    from rebirth.server.play.session import Session as Hub
 
 log = logging.getLogger("rebirth.notify")
 
@@ -132,10 +135,10 @@ REMINDER_MAX_S = 3600.0
 """... but no earlier than an hour before the deadline (a 3-day move: an hour before)."""
 
 
-def reminder_due(hub: Hub) -> float | None:
+def reminder_due(clock: ClockState | None) -> float | None:
     """When the running seat of a turn-based game is reminded of its deadline (wall time), or
     None (no clock, a real-time clock, or no clock running)."""
-    st = hub.clock.state
+    st = clock
     if st is None or st.spec.kind != "turn":
         return None
     deadline = st.deadline()
@@ -179,7 +182,7 @@ class Notifier:
         if key is None:
             return
         version, seat = key
-        due = reminder_due(hub)
+        due = reminder_due(hub.value.clock)
         if due is not None and self._reminded.get(hub.id) != key:
             # Idempotent like the turn's; dropped unsent if the seat moves first (the
             # dispatcher checks the turn). Asked again once the clock starts (a new game).
@@ -196,13 +199,13 @@ class Notifier:
             return
         self._spawn(self.enqueue(hub.id, seat, version=version))
 
-    def turn_notice(self, hub: Hub) -> TurnNotice | None:
+    def turn_notice(self, game_id: str, after: LiveGame) -> TurnNotice | None:
         """The writers' hook before a step is stored: the turn notification it starts, to be
         written in the step's own transaction (a transactional outbox); None when the turn
         goes on or no human is to move. (A game loaded or a seat subscribing enqueues by
         :meth:`enqueue`.)"""
-        key = turn_key(hub.match)
-        if key is None or self._last.get(hub.id) == key:
+        key = turn_key(after.match)
+        if key is None or self._last.get(game_id) == key:
             return None
         return TurnNotice(key[0], key[1], self.channels())
 
@@ -410,7 +413,7 @@ async def subscribe(notifier: Notifier, hub: Hub, seat: int, hook: str | None, m
         key = turn_key(hub.match)
     if key is not None and key[1] == seat:
         await notifier.enqueue(hub.id, seat, version=key[0])
-        due = reminder_due(hub)
+        due = reminder_due(hub.value.clock)
         if due is not None:  # a deadline runs: its reminder goes to the channels just chosen
             await notifier.enqueue(hub.id, seat, version=key[0], kind="reminder", due=due)
 
@@ -424,4 +427,4 @@ def attach(registry: Registry, notifier: Notifier) -> None:
     """Let the registry's writers call the notifier after each committed step and each load."""
     hook: Callable[[Hub], None] = notifier.after_commit
     registry.on_commit.append(hook)
-    registry.turn_notice = notifier.turn_notice
+    registry.notice_of_turn = notifier.turn_notice

@@ -15,27 +15,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
 import time
 from typing import TYPE_CHECKING
 
-from rebirth.server.clocks.keeper import adopt_due
+from rebirth.server.clocks.timer import adopt_due
 
 if TYPE_CHECKING:
     from rebirth.server.operations.caps import Caps
-    from rebirth.server.play.session import Hub, Registry
+    from rebirth.server.play.registry import Registry
+    from rebirth.server.play.session import Session as Hub
 
 log = logging.getLogger("rebirth.server.play.lifecycle")
 
-RETRY_MIN = 0.5
-"""Seconds before the first retry of a step that could not be stored."""
-
-
-def retry_delay(failures: int, cap: float) -> float:
-    """The pause before retry number ``failures`` (1-based): doubling from :data:`RETRY_MIN` up to
-    ``cap``, with jitter so that many games do not hit a recovering store at once."""
-    base = min(cap, RETRY_MIN * 2.0 ** min(failures - 1, 30))
-    return base * (0.75 + random.random() / 2)
 
 
 class Lifecycle:
@@ -46,7 +37,7 @@ class Lifecycle:
         self.caps = caps
         self.idle_since: dict[str, float] = {}
         self._tasks: list[asyncio.Task[None]] = []
-        registry.is_idle = self.idle
+        registry.idle = self.idle
 
     def start(self) -> None:
         """Load the bot games in the background; start the sweep."""
@@ -62,7 +53,7 @@ class Lifecycle:
     def idle(self, hub: Hub) -> bool:
         """Nothing holds the game in memory: no socket attached, no bot loop, its lock free."""
         return (not hub.conns and self.caps.attached(hub.id) == 0 and not hub.lock.locked()
-                and (hub.bot_task is None or hub.bot_task.done()))
+                and (hub.bots.task is None or hub.bots.task.done()))
 
     def sweep(self, now: float | None = None) -> list[str]:
         """Drop the games idle for ``hub_idle`` seconds; returns their ids."""
@@ -90,7 +81,7 @@ class Lifecycle:
             try:
                 self.sweep()
                 # Games out of memory whose running seat ran out of time: load them to act.
-                await adopt_due(self.registry)
+                await adopt_due(self.registry.store, self.registry.hubs.__contains__, self.registry.get)
             except Exception:  # a bug here must not stop the server
                 log.exception("the idle sweep failed")
 
@@ -114,7 +105,7 @@ class Lifecycle:
     async def _stop_hub(hub: Hub) -> None:
         async with hub.lock:
             # Holding the lock: no step is half-done, and the bot loop cannot start another.
-            task = hub.bot_task
+            task = hub.bots.task
             if task is not None and not task.done():
                 task.cancel()
         if task is not None:

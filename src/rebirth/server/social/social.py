@@ -30,12 +30,21 @@ from typing import TYPE_CHECKING, Any
 
 from rebirth import __version__
 from rebirth.app.match import HUMAN, Match
-from rebirth.server.errors import ApiError, error_frame, texts
+from rebirth.server.errors import ApiError, texts
 from rebirth.server.persistence import chat as chat_store
-from rebirth.server.persistence.store import GameRow, TokenRow, hash_token
+from rebirth.server.persistence.store import GameRow, Store, TokenRow, hash_token
+from rebirth.server.realtime.protocol import (
+    ChatFrame,
+    ChatHistory,
+    ChatHistoryAsk,
+    ChatSay,
+    RematchFrame,
+    error_frame,
+)
+from rebirth.server.realtime.room import Conn
 
 if TYPE_CHECKING:
-    from rebirth.server.play.session import Conn, Hub, Registry
+    from rebirth.server.authority.ports import GamePort
 
 log = logging.getLogger("rebirth.server.social.social")
 
@@ -86,7 +95,7 @@ def clean_text(raw: Any) -> str:
 class Social:
     """The chat and rematch state of one game in this worker."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: GamePort) -> None:
         self.hub = hub
         self.delivered = 0
         """The last chat number sent to this worker's connections."""
@@ -103,7 +112,7 @@ class Social:
 
     @property
     def store(self) -> Any:
-        return self.hub.registry.store
+        return self.hub.host.store
 
     async def _load(self) -> None:
         if not self._loaded:
@@ -120,11 +129,11 @@ class Social:
             async with self.lock:
                 await self._load()
 
-    async def history(self, c: Conn, obj: dict[str, Any]) -> None:
+    async def history(self, c: Conn, obj: ChatHistoryAsk) -> None:
         """A ``chat_history`` request (a page sends it after each sync): the messages after
         ``after`` (at most the latest :data:`HISTORY`) and the rematch, if there is one. Asked
         for, not pushed: a client that does not chat receives no chat frame."""
-        after = obj.get("after", 0)
+        after = obj.after
         if not isinstance(after, int) or isinstance(after, bool) or not 0 <= after < 1 << 31:
             await c.send(error_frame("bad_message", self.hub.committed))
             return
@@ -133,8 +142,7 @@ class Social:
             # ``delivered`` stays: it is what every local connection was sent, and a message
             # from another worker whose notice is still on its way is not yet that.
             msgs = await asyncio.to_thread(chat_store.messages, self.store, self.hub.id, after, HISTORY)
-            await c.send({"type": "chat", "messages": [m.to_json() for m in msgs], "history": True,
-                          "rematch": self.rematch})
+            await c.send(ChatHistory([m.to_json() for m in msgs], True, self.rematch))
 
     def forget(self, c: Conn) -> None:
         """A connection left."""
@@ -142,14 +150,14 @@ class Social:
 
     # ------------------------------------------------------------------ chat
 
-    def _sender(self, c: Conn, obj: dict[str, Any]) -> tuple[int | None, str, str]:
+    def _sender(self, c: Conn, obj: ChatSay) -> tuple[int | None, str, str]:
         """(seat, role, name) of a message from ``c``."""
         if c.role in ("seat", "table"):
             if c.seat is None:
                 # Hot-seat hand-over: nothing is shown or written until the next player claims.
                 raise ApiError(409, "chat_hidden", texts("server.chat_hidden"))
-            return c.seat, "player", self.hub.match.names[c.seat]
-        name = obj.get("name", "")
+            return c.seat, "player", self.hub.value.match.names[c.seat]
+        name = obj.name
         if not isinstance(name, str):
             raise ApiError(400, "bad_message")
         name = printable(name).replace("\n", " ").replace("\t", " ").strip()
@@ -169,12 +177,12 @@ class Social:
                            {"retry_after": wait})
         sent.append(now)
 
-    async def chat(self, c: Conn, obj: dict[str, Any]) -> None:
+    async def chat(self, c: Conn, obj: ChatSay) -> None:
         """A ``chat`` frame: checked, stored, then delivered here and announced to the others.
         A refusal is an ``error`` frame to the sender only; nothing is stored."""
         hub = self.hub
         try:
-            text = clean_text(obj.get("text"))
+            text = clean_text(obj.text)
             seat, role, name = self._sender(c, obj)
             self._check_rate(c)
         except ApiError as exc:
@@ -199,13 +207,10 @@ class Social:
         if not msgs:
             return
         self.delivered = msgs[-1].seq
-        frame = {"type": "chat", "messages": [m.to_json() for m in msgs]}
-        for conn in list(self.hub.conns):
-            if conn.role is not None:
-                await conn.send(frame)
+        await self.hub.room.to_all(ChatFrame([m.to_json() for m in msgs]))
 
     async def _announce(self, seq: int) -> None:
-        broker = self.hub.registry.broker
+        broker = self.hub.host.broker
         if broker is not None:
             await broker.publish_chat(self.hub.id, seq)
 
@@ -243,10 +248,7 @@ class Social:
         if self.rematch is None or self._told == self.rematch:
             return
         self._told = self.rematch
-        frame = {"type": "rematch", "game": self.rematch}
-        for conn in list(self.hub.conns):
-            if conn.role is not None:
-                await conn.send(frame)
+        await self.hub.room.to_all(RematchFrame(self.rematch))
 
     # ------------------------------------------------------------------ rematch
 
@@ -255,12 +257,12 @@ class Social:
         hub = self.hub
         if tok.role not in ("seat", "table", "admin"):
             raise ApiError(403, "forbidden")
-        if not hub.match.state.is_terminal() and hub.multi:
+        if not hub.value.over and hub.multi:
             # The last step may have been taken on another worker a moment ago.
             async with hub.lock:
                 with contextlib.suppress(Exception):
                     await hub.catch_up()
-        if not hub.match.state.is_terminal():
+        if not hub.value.over:
             raise ApiError(409, "not_over", texts("server.not_over"))
         async with self.lock:
             await self._load()
@@ -274,12 +276,10 @@ class Social:
             won = await asyncio.to_thread(chat_store.create_rematch, self.store, hub.id, row, in_record)
             self.rematch = won
             if won == row.id:
-                new_hub = hub.registry.add_hub(row, match)
-                spec = hub.clock.state.spec if hub.clock.state is not None else None
-                if spec is not None:
-                    # Same settings: the old game's clock as it was chosen (time added during
-                    # the game or a clock turned off there does not carry over).
-                    await new_hub.clock.start(spec)
+                clock = hub.value.clock
+                # Same settings: the old game's clock as it was chosen (time added during the
+                # game or a clock turned off there does not carry over).
+                await hub.host.spawn(row, match, None if clock is None else clock.spec)
             await self._send_rematch()
         await self._announce(self.delivered)
         return won, won == row.id
@@ -287,13 +287,14 @@ class Social:
     def _deal(self) -> tuple[GameRow, Match]:
         """The rematch's game: the old one's settings and seats, the next start player."""
         hub = self.hub
-        old = hub.match
+        old = hub.value.match
+        row0 = hub.value.row
         kinds = [HUMAN if s.kind == HANDOVER_KIND else s.kind for s in old.seats]
         start = (old.state.setup.start_player + 1) % hub.game.players
-        match = Match.start(hub.game, kinds, hub.registry.seed_factory(), old.names, start_player=start)
+        match = Match.start(hub.game, kinds, hub.host.new_seed(), old.names, start_player=start)
         gid = secrets.token_urlsafe(9)
-        row = GameRow(gid, hub.row.board, hub.game.players, sorted(hub.game.variants), hub.row.lang,
-                      hub.row.hotseat, match.seed, match.state.setup.to_json(), __version__, "playing", 0,
+        row = GameRow(gid, row0.board, hub.game.players, sorted(hub.game.variants), row0.lang,
+                      row0.hotseat, match.seed, match.state.setup.to_json(), __version__, "playing", 0,
                       match.names, kinds)
         return row, match
 
@@ -320,30 +321,21 @@ class Social:
         return derived
 
 
-async def record_chat(hub: Hub, record: dict[str, Any]) -> dict[str, Any]:
+async def record_chat(store: Store, game_id: str, record: dict[str, Any]) -> dict[str, Any]:
     """The record with the game's chat when its creator chose so (``chat_in_record``)."""
-    store = hub.registry.store
-    if await asyncio.to_thread(chat_store.in_record, store, hub.id):
-        msgs = await asyncio.to_thread(chat_store.messages, store, hub.id)
+    if await asyncio.to_thread(chat_store.in_record, store, game_id):
+        msgs = await asyncio.to_thread(chat_store.messages, store, game_id)
         record = {**record, "chat": [m.to_json() for m in msgs]}
     return record
 
 
-async def heal(registry: Registry, game_ids: list[str]) -> None:
-    """The version check's part for the chat: a lost chat notice is healed by the heads."""
-    hubs = {g: registry.hubs[g] for g in game_ids if g in registry.hubs and registry.hubs[g].conns}
-    if not hubs:
+async def heal(store: Store, socials: dict[str, Social]) -> None:
+    """The version check's part for the chat (the games with sockets here): a lost chat
+    notice is healed by the heads."""
+    if not socials:
         return
-    got = await asyncio.to_thread(chat_store.heads, registry.store, list(hubs))
+    got = await asyncio.to_thread(chat_store.heads, store, list(socials))
     for gid, (seq, rematch) in got.items():
-        s = hubs[gid].social
+        s = socials[gid]
         if s._loaded and (seq > s.delivered or (rematch is not None and s.rematch is None)):
             s.notice(seq)
-
-
-def chat_notice(registry: Registry, game: str, seq: int) -> None:
-    """Fan-out of one Redis chat notice to the game's hub here (if this worker holds it)."""
-    hub = registry.hubs.get(game)
-    if hub is not None:
-        with contextlib.suppress(RuntimeError):
-            hub.social.notice(seq)

@@ -2,8 +2,9 @@
 engine state and a lock), and the :class:`TableRegistry` of all of them, made in the app's
 lifespan like the online game's :class:`~rebirth.server.play.session.Registry` (docs/table.md).
 
-Order of every accepted entry, as for the online game: the engine checks it on a copy, the
-store commits it (off the event loop), and only then does the copy become the game. A restart
+Every entry and undo goes through the one commit path, as the online game's steps do
+(server/authority/kernel.py): proposed on a copy by the engine, written (off the event loop),
+then accepted; a refused or failed one changes nothing. A restart
 rebuilds a table game by re-entering its stored entries (the engine checks each). Several
 server processes may share one database: every request reads the stored entries first
 (:meth:`TableHub.current`) and re-enters them when another process changed them, and the
@@ -16,7 +17,7 @@ import asyncio
 import contextlib
 import secrets
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
@@ -27,6 +28,7 @@ from rebirth.engine.records import Seat, table_record
 from rebirth.engine.replay import ReplayedStep, logged, replay_log
 from rebirth.engine.table import TableDiscard, TableGame, apply_table_chance, entry_json, new_table_game
 from rebirth.engine.tiles import TILE_CODES
+from rebirth.server.authority.kernel import Authority, Replace
 from rebirth.server.errors import LANGS, ApiError, texts
 from rebirth.server.persistence.store import Step, Store, TableRow, hash_token
 
@@ -63,47 +65,127 @@ def _legal(st: TableGame) -> dict[str, Any]:
     return out
 
 
-@dataclass(eq=False)
-class TableHub:
-    """One table game on the server: its stored header and the engine state of its entries."""
+@dataclass(frozen=True)
+class TableValue:
+    """One table game as its authority holds it: the engine state of its entries (never edited:
+    a change makes a new value), the entries as stored, the scores after each entry and the
+    last entry's events."""
 
-    registry: TableRegistry
-    row: TableRow
     state: TableGame
+    stored: tuple[tuple[int | None, str], ...] = ()
+    series: tuple[list[int], ...] = ()
     last_entry: str | None = None
-    last_events: list[Event] = field(default_factory=list)
-    series: list[list[int]] = field(default_factory=list)
-    """The scores after each entry (the end screen's chart)."""
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    stored: list[tuple[int | None, str]] = field(default_factory=list)
-    """The entries this hub's state was built from, as stored: (seat, text)."""
-
-    @property
-    def id(self) -> str:
-        return self.row.id
+    last_events: tuple[Event, ...] = ()
 
     @property
     def version(self) -> int:
         """The number of entries that count."""
         return len(self.state.entries)
 
-    def replay(self, stored: list[Step]) -> None:
-        """Re-enter the stored entries from the start (load, undo) by the engine's one replay;
-        keeps the scores after each entry and the last entry's events."""
-        st = fresh_state(self.row)
-        log = [logged(e.seat, e.text) for e in stored]
-        events: list[Event] = []
-        self.series = []
 
-        def keep(step: ReplayedStep) -> None:
-            nonlocal events
-            events = step.events
-            self.series.append(st.score[:])
+def replayed(row: TableRow, stored: list[Step]) -> TableValue:
+    """The value of the stored entries re-entered from the start by the engine's one replay."""
+    log = [logged(e.seat, e.text) for e in stored]
+    events: list[Event] = []
+    series: list[list[int]] = []
 
-        self.state = replay_log(st, log, on_step=keep, apply_chance=apply_table_chance)
-        self.last_entry = log[-1].text if log else None
-        self.last_events = events
-        self.stored = [(e.seat, e.text) for e in stored]
+    def keep(step: ReplayedStep) -> None:
+        nonlocal events
+        events = step.events
+        series.append(st.score[:])
+
+    st = fresh_state(row)
+    st = replay_log(st, log, on_step=keep, apply_chance=apply_table_chance)
+    return TableValue(st, tuple((e.seat, e.text) for e in stored), tuple(series),
+                      log[-1].text if log else None, tuple(events))
+
+
+@dataclass
+class EntryChange:
+    """One entry, checked by the engine on a copy of the state."""
+
+    hub: TableHub
+    text: str
+    seat: int | None
+    kind: str = "entry"
+
+    def propose(self, current: TableValue) -> TableValue:
+        trial = current.state.clone()
+        stored_seat = None if trial.is_chance_node() else trial.cur
+        if stored_seat is not None and self.seat is None:
+            # Without it, a second device's entry would be recorded as the next player's move.
+            raise ApiError(400, "missing_seat", texts("server.missing_seat"))
+        try:
+            events = trial.apply(self.text.strip(), seat=self.seat)
+        except ActionError as exc:
+            raise ApiError(400, "illegal_entry", exc.texts()) from None
+        canon = trial.history_json()[-1]
+        stored = str(canon.get("chance") or canon["action"])
+        return TableValue(trial, (*current.stored, (stored_seat, stored)), (*current.series, trial.score[:]),
+                          stored, tuple(events))
+
+    async def write(self, before: TableValue, after: TableValue) -> None:
+        seat, text = after.stored[-1]
+        try:
+            await asyncio.to_thread(self.hub.store.append_table_entry, self.hub.id, before.version + 1,
+                                    seat, text)
+        except IntegrityError as exc:
+            # Another writer took this seq (a second server on the same database): the next
+            # request reads the log as stored.
+            raise ApiError(409, "conflict") from exc
+        except SQLAlchemyError as exc:
+            # Storage itself failed (disk full, read-only): say so; nothing was recorded.
+            raise ApiError(503, "server_error") from exc
+
+
+@dataclass
+class UndoChange:
+    """The last ``count`` entries taken back (one transaction in the store)."""
+
+    hub: TableHub
+    count: int
+    kind: str = "undo"
+
+    def propose(self, current: TableValue) -> TableValue:
+        have = current.version
+        if self.count > have:
+            raise ApiError(400, "bad_undo", texts("server.bad_undo", count=self.count, have=have))
+        keep = len(current.stored) - self.count
+        return replayed(self.hub.row, [Step(i + 1, seat, text)
+                                       for i, (seat, text) in enumerate(current.stored[:keep])])
+
+    async def write(self, before: TableValue, after: TableValue) -> None:
+        try:
+            await asyncio.to_thread(self.hub.store.drop_table_entries, self.hub.id, len(after.stored))
+        except SQLAlchemyError as exc:
+            raise ApiError(503, "server_error") from exc  # one transaction: nothing was deleted
+
+
+class TableHub:
+    """One table game on the server: its stored header and the authority over its entries
+    (server/authority/kernel.py: every entry and undo proposed on a copy, written, accepted)."""
+
+    def __init__(self, store: Store, row: TableRow, value: TableValue) -> None:
+        self.store = store
+        self.row = row
+        self.authority: Authority[TableValue] = Authority(value, f"table {row.id}")
+        self.lock = self.authority.lock
+
+    @property
+    def id(self) -> str:
+        return self.row.id
+
+    @property
+    def value(self) -> TableValue:
+        return self.authority.value
+
+    @property
+    def state(self) -> TableGame:
+        return self.authority.value.state
+
+    @property
+    def version(self) -> int:
+        return self.authority.value.version
 
     @contextlib.asynccontextmanager
     async def current(self) -> AsyncIterator[TableHub]:
@@ -112,33 +194,34 @@ class TableHub:
         last looked, so the stored entries are read and, if they differ, re-entered."""
         async with self.lock:
             try:
-                stored = await asyncio.to_thread(self.registry.store.table_steps, self.id)
+                stored = await asyncio.to_thread(self.store.table_steps, self.id)
             except SQLAlchemyError as exc:
                 raise ApiError(503, "server_error") from exc
-            if [(e.seat, e.text) for e in stored] != self.stored:
-                self.replay(stored)
+            if tuple((e.seat, e.text) for e in stored) != self.value.stored:
+                await self.authority.commit(Replace(replayed(self.row, stored)))
             yield self
 
     # ------------------------------------------------------------------ reading
 
     def answer(self) -> dict[str, Any]:
         """The game now: view, scores, what may be entered, the last entry's events."""
-        st = self.state
+        v = self.value
+        st = v.state
         r = self.row
         n = r.players
         asked = {lang: st.asked(lang) for lang in LANGS} if st.is_chance_node() else None
         return {
             "table": r.id, "board": r.board, "players": n, "names": r.names, "colours": r.colours,
-            "variants": r.variants, "lang": r.lang, "version": self.version, "over": st.is_terminal(),
+            "variants": r.variants, "lang": r.lang, "version": v.version, "over": st.is_terminal(),
             "current_player": st.current_player if not st.is_chance_node() else None,
             "seat": st.cur, "asked": asked, "legal": _legal(st),
             "remaining": [dict(zip(TILE_CODES, st.remaining(q), strict=True)) for q in range(n)],
             "supply_left": [st.supply_left(q) for q in range(n)],
-            "last": {"entry": self.last_entry, "events": [e.to_json(None) for e in self.last_events]},
+            "last": {"entry": v.last_entry, "events": [e.to_json(None) for e in v.last_events]},
             "last_place": None if (lp := st.last_placement()) is None
             else {"seat": lp[0], "hex": lp[1].label},
             "entries": st.history_json(),
-            "series": self.series if st.is_terminal() else [],
+            "series": list(v.series) if st.is_terminal() else [],
             "view": st.view(None).to_json(),
         }
 
@@ -153,50 +236,15 @@ class TableHub:
             raise ApiError(409, "conflict", details={"version": self.version})
 
     async def enter(self, text: str, seat: int | None, version: int) -> None:
-        """One entry, checked by the engine on a copy, committed, then kept (call under ``lock``).
-
-        ``seat`` is the player the entry is for (None: an entered outcome); ``version`` the
-        number of entries the device has seen."""
+        """One entry (call under ``lock``). ``seat`` is the player the entry is for (None: an
+        entered outcome); ``version`` the number of entries the device has seen."""
         self._check_version(version)
-        trial = self.state.clone()
-        stored_seat = None if trial.is_chance_node() else trial.cur
-        if stored_seat is not None and seat is None:
-            # Without it, a second device's entry would be recorded as the next player's move.
-            raise ApiError(400, "missing_seat", texts("server.missing_seat"))
-        try:
-            events = trial.apply(text.strip(), seat=seat)
-        except ActionError as exc:
-            raise ApiError(400, "illegal_entry", exc.texts()) from None
-        canon = trial.history_json()[-1]
-        stored = str(canon.get("chance") or canon["action"])
-        try:
-            await asyncio.to_thread(self.registry.store.append_table_entry, self.id, self.version + 1,
-                                    stored_seat, stored)
-        except IntegrityError as exc:
-            # Another writer took this seq (a second server on the same database): forget this
-            # copy, the next request reloads the log as stored.
-            self.registry.forget(self.id)
-            raise ApiError(409, "conflict") from exc
-        except SQLAlchemyError as exc:
-            # Storage itself failed (disk full, read-only): say so; nothing was recorded.
-            raise ApiError(503, "server_error") from exc
-        self.state = trial
-        self.stored.append((stored_seat, stored))
-        self.series.append(trial.score[:])
-        self.last_entry = stored
-        self.last_events = events
+        await self.authority.commit(EntryChange(self, text, seat))
 
     async def undo(self, count: int, version: int) -> None:
         """Take back the last ``count`` entries (call under ``lock``)."""
         self._check_version(version)
-        have = self.version
-        if count > have:
-            raise ApiError(400, "bad_undo", texts("server.bad_undo", count=count, have=have))
-        try:
-            left = await asyncio.to_thread(self.registry.store.drop_table_entries, self.id, have - count)
-        except SQLAlchemyError as exc:
-            raise ApiError(503, "server_error") from exc  # one transaction: nothing was deleted
-        self.replay(left)
+        await self.authority.commit(UndoChange(self, count))
 
 
 class TableRegistry:
@@ -212,9 +260,7 @@ class TableRegistry:
         if got is None:
             return None
         row, entries = got
-        hub = TableHub(self, row, fresh_state(row))
-        hub.replay(entries)
-        return hub
+        return TableHub(self.store, row, replayed(row, entries))
 
     def forget(self, table_id: str) -> None:
         """Drop the in-memory copy (it is loaded again from the store on the next request)."""
@@ -249,6 +295,6 @@ class TableRegistry:
         token = secrets.token_urlsafe(24)
         row = replace(header, id=secrets.token_urlsafe(9))
         await asyncio.to_thread(self.store.create_table, row, hash_token(token))
-        hub = TableHub(self, row, fresh_state(row))
+        hub = TableHub(self.store, row, TableValue(fresh_state(row)))
         self.hubs[row.id] = hub
         return hub, token
