@@ -48,7 +48,7 @@ def second_paths(root: Path) -> list[str]:
         for scope, node in _walk(tree):
             what = _change(node)
             if what is not None and (rel, scope) not in ALLOWED:
-                found.append(f"{rel}:{node.lineno} {scope}: {what}")
+                found.append(f"{rel}:{getattr(node, 'lineno', 0)} {scope}: {what}")
     return found
 
 
