@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import text
 from starlette.testclient import WebSocketTestSession
 
 from canaries import SEED_CANARY, canary_game
@@ -475,3 +476,35 @@ def test_a_turn_based_deadline_sends_one_reminder_to_the_seat_to_move(tmp_path: 
         body = json.loads(rec.on(path)[1].body)
         assert body["url"].endswith(f"/game/{gid}#s={mover}") and body["seat"] == mover
         assert all(json.loads(h.body)["kind"] != "reminder" for h in rec.on(other))
+
+
+def test_a_reminder_for_a_turn_already_over_is_dropped(tmp_path: Path) -> None:
+    """Issue 24 item 7: the seat to move plays its turn before its reminder is due; when the
+    reminder's time comes it is dropped unsent (its row marked ``dropped``), not delivered."""
+    per_move = 4
+    with receiver() as rec, kit.client(tmp_path, **fast(min_clock_s=1)) as c:
+        g = kit.new_game(c, players=2, clock={"kind": "turn", "per_move_s": per_move},
+                         seats=[{"kind": "human", "notify": {"webhook": rec.url("/s0")}},
+                                {"kind": "human", "notify": {"webhook": rec.url("/s1")}}])
+        gid, toks = g["game"], kit.seat_tokens(c, g)
+        with c.websocket_connect(f"/ws/games/{gid}") as w0, c.websocket_connect(f"/ws/games/{gid}") as w1:
+            socks = {0: w0, 1: w1}
+            syncs = {0: kit.hello(w0, toks[0]), 1: kit.hello(w1, toks[1])}
+            mover = syncs[0]["view"]["current_player"]
+            view = syncs[mover]["view"]
+            # The mover plays its whole turn at once (a placement may ask for a mark too).
+            while view["current_player"] == mover and view["phase"] != "end":
+                socks[mover].send_json({"type": "act", "action": view["legal_actions"][0],
+                                        "version": len(view["history"])})
+                while (msg := socks[mover].receive_json())["type"] != "update":
+                    assert msg["type"] != "error", msg
+                view = msg["view"]
+            # Past the mover's reminder time (3 s into a 4 s move).
+            time.sleep(per_move * 0.75 + 1.0)
+            path = f"/s{mover}"
+            assert [json.loads(h.body)["kind"] for h in rec.on(path)] == ["turn"], rec.on(path)
+            store = c.app.state.registry.store  # type: ignore[attr-defined]
+            with store.engine.connect() as conn:
+                rows = conn.execute(text("SELECT kind, done FROM notify_outbox WHERE game = :g "
+                                         "AND seat = :s"), {"g": gid, "s": mover}).all()
+            assert ("reminder", "dropped") in [(r[0], r[1]) for r in rows], rows

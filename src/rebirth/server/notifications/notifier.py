@@ -40,7 +40,7 @@ from rebirth.server.authority.live import LiveGame
 from rebirth.server.errors import ApiError, texts
 from rebirth.server.notifications.webhook_guard import WebhookRefused, check_url, forbidden, post_json
 from rebirth.server.persistence.outbox import Job, Outbox
-from rebirth.server.persistence.store import Store, TurnNotice
+from rebirth.server.persistence.store import GameRow, Store, TurnNotice
 from rebirth.server.settings import Settings
 
 if TYPE_CHECKING:
@@ -312,7 +312,8 @@ class Notifier:
             sub = await asyncio.to_thread(self.outbox.sub, job.game, job.seat)
             row = await asyncio.to_thread(self.store.game, job.game)
             target = None if sub is None else (sub.webhook if job.channel == "webhook" else sub.email)
-            if sub is None or row is None or not target or self._stale(job):
+            if sub is None or row is None or not target \
+                    or await self._stale(job, row):
                 await asyncio.to_thread(self.outbox.finish, job, "dropped")
                 return
             name = row.names[job.seat]
@@ -338,22 +339,22 @@ class Notifier:
                  job.channel, job.kind, job.version)
         await self._finish(job, "sent")
 
-    def _stale(self, job: Job) -> bool:
-        """A turn notification whose turn is over already (the player moved before it went out,
-        or before a retry). Judged only from a game this worker has moved past the job's
-        version: a worker that is behind (another one wrote the steps) drops nothing."""
-        if job.kind != "turn" or self.registry is None:
-            return False
-        hub = self.registry.hubs.get(job.game)
-        if hub is None:
-            return False
-        m = hub.match
-        if m.state.is_terminal():
+    async def _stale(self, job: Job, row: GameRow) -> bool:
+        """A turn notification or a deadline reminder whose turn is over already (the player
+        moved before it went out, or before a retry): the game ended, the seat is a bot's now,
+        or the turn to move is no longer the one the job is for — judged from the game as
+        stored, whichever worker wrote it (this worker's copy when it is current, else the
+        stored log replayed off the loop)."""
+        if row.status != "playing" or row.kinds[job.seat] != HUMAN:
             return True
-        key = turn_key(m)
-        if key is None:  # a bot is to move (a seat handed over): stale once past the job's version
-            return hub.committed > job.version
-        return key[0] > job.version
+        if self.registry is None:
+            return False
+        held = self.registry.hubs.get(job.game)
+        if held is not None and held.committed >= row.version:
+            match = held.match
+        else:
+            match = await asyncio.to_thread(self.registry.load_match, row)
+        return turn_key(match) != (job.version, job.seat)
 
     async def _finish(self, job: Job, done: str, error: str | None = None) -> None:
         try:
