@@ -26,6 +26,10 @@ TOOLS = ("sh", "sed", "head", "ls", "sort", "tail", "id", "kill", "cat", "mkdir"
 """What the script runs besides the prerequisites (POSIX tools)."""
 
 
+OURS = {"REBIRTH_CMD": f"{sys.executable} -m rebirth.cli.main", "PYTHONPATH": str(ROOT / "src")}
+"""This checkout's rebirth, run by the tests' Python (which has psycopg: the dev extra)."""
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -105,8 +109,7 @@ def test_an_installed_stack_passes_the_checks_but_a_missing_caddy_alone(stack_di
     only caddy is named."""
     if not (shutil.which("redis-server") and list(Path("/usr/lib/postgresql").glob("*/bin/initdb"))):
         pytest.skip("redis-server or PostgreSQL is not installed (scripts/services.sh)")
-    env = {"PATH": path_without(stack_dir.parent, "caddy"), "REBIRTH_CMD": f"{sys.executable} -m rebirth.cli.main",
-           "PYTHONPATH": str(ROOT / "src"), **ports()}
+    env = {"PATH": path_without(stack_dir.parent, "caddy"), **OURS, **ports()}
     out = start(stack_dir, env)
     assert_nothing_started(stack_dir, out)
     assert out.stderr.splitlines() == [
@@ -132,8 +135,7 @@ def test_a_busy_port_is_refused_naming_it_and_its_variable(stack_dir: Path, vari
         port = int(taken.getsockname()[1])
         given = ports()
         given[variable] = f"{port} {free_port()}" if variable == "WORKER_PORTS" else str(port)
-        env = {"REBIRTH_CMD": f"{sys.executable} -m rebirth.cli.main", "PYTHONPATH": str(ROOT / "src"), **given}
-        out = start(stack_dir, env)
+        out = start(stack_dir, {**OURS, **given})
     assert_nothing_started(stack_dir, out)
     assert out.stderr.splitlines() == [
         f"port {port} is already in use (for {variable}): stop what listens there, or choose a free "
@@ -142,7 +144,6 @@ def test_a_busy_port_is_refused_naming_it_and_its_variable(stack_dir: Path, vari
 
 def test_ports_given_twice_are_refused(stack_dir: Path) -> None:
     p = free_port()
-    out = start(stack_dir, {"REBIRTH_CMD": f"{sys.executable} -m rebirth.cli.main",
-                            "PYTHONPATH": str(ROOT / "src"), **ports(PROXY_PORT=p, REDIS_PORT=p)})
+    out = start(stack_dir, {**OURS, **ports(PROXY_PORT=p, REDIS_PORT=p)})
     assert_nothing_started(stack_dir, out)
     assert f"port {p} is given twice" in out.stderr
