@@ -7,8 +7,9 @@
 # 2. there, ONLY the README's hosting command line (after `<!-- hosting-command -->`), run
 #    verbatim as .ci/run runs the test command: a fresh venv with the `postgres` extra, then
 #    scripts/proxy-stack.sh start (its own PostgreSQL, Redis, two workers, Caddy);
-# 3. a whole two-player game between client-side players (benchmarks/load.py's seats: random
-#    legal actions over the game's WebSocket) played through the proxy to its end;
+# 3. a whole two-player game between two client-side players (random legal actions over the
+#    game's WebSocket, at a player's pace; benchmarks/load.py's game creation and frames)
+#    played through the proxy to its end;
 # 4. a second stack started on the same ports while the first runs: refused, naming each
 #    taken port and its variable, and nothing of it started;
 # 5. stop: everything the stack started is gone, its ports are free again.
@@ -72,22 +73,62 @@ echo "== a whole game through the proxy (http://127.0.0.1:$PROXY_PORT)"
 .venv/bin/python - "$PROXY_PORT" <<'EOF'
 import asyncio
 import json
+import random
 import sys
+import time
 import urllib.request
 
+from websockets.asyncio.client import connect
+
 sys.path.insert(0, "benchmarks")
-import load  # the project's load generator: seats that play random legal actions
+import load  # the project's load generator: its game creation (invitations claimed) and frames
 
 port = int(sys.argv[1])
-res = asyncio.run(load.run_games(port, 1, "scotland", 10_000, 600, 7))
-summary = res.summary()
-print("   " + json.dumps({k: summary[k] for k in ("games", "finished", "actions", "seconds", "errors")}))
-assert res.finished == 1 and res.errors == 0, summary
+
+
+async def seat(gid: str, token: str, me: int, rng: random.Random, out: dict[int, dict]) -> None:
+    """One player: a random legal action whenever it is to move, at a player's pace (the
+    stack runs with the default rate limits, 20 messages a second per socket), to the end."""
+    async with connect(f"ws://127.0.0.1:{port}/ws/games/{gid}", max_size=None) as ws:
+        await ws.send(json.dumps({"type": "hello", "token": token, "since": -1}))
+        view = (await load._next(ws, "sync"))["view"]
+        acted = 0
+        while view["phase"] != "end":
+            if view["current_player"] == me and view["legal_actions"]:
+                await asyncio.sleep(0.1)
+                await ws.send(json.dumps({"type": "act", "action": rng.choice(view["legal_actions"]),
+                                          "version": len(view["history"])}))
+                msg = await load._next(ws, "update", "error")
+                if msg["type"] == "error":
+                    raise AssertionError(f"seat {me}: {msg}")
+                acted += 1
+            else:
+                msg = await load._next(ws, "update", "sync")
+            view = msg["view"]
+        out[me] = {"acted": acted, "steps": len(view["history"]), "scores": view.get("scores")}
+
+
+async def main() -> None:
+    gid, toks = await asyncio.to_thread(load.create_game, port, "scotland")
+    out: dict[int, dict] = {}
+    t0 = time.monotonic()
+    await asyncio.wait_for(asyncio.gather(*(seat(gid, t, i, random.Random(i), out)
+                                            for i, t in enumerate(toks))), 600)
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/games/{gid}", timeout=10) as r:
+        status = json.loads(r.read())["status"]
+    assert status == "over", status
+    assert out[0]["steps"] == out[1]["steps"] and out[0]["scores"] == out[1]["scores"], out
+    print(f"   game {gid}: {out[0]['acted']} + {out[1]['acted']} moves by the two players, "
+          f"{out[0]['steps']} steps, scores {out[0]['scores']}, {time.monotonic() - t0:.1f} s; "
+          f"the server says {status!r}")
+
+
+asyncio.run(main())
 with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
     counted = [ln for ln in r.read().decode().splitlines()
                if ln.startswith("rebirth_http_requests_total{") and 'status="5' in ln]
 assert not counted, counted
-print("   the game ended; no 5xx answer on the worker the proxy asked")
+print("   no 5xx answer counted (metrics of the worker the proxy asked)")
 EOF
 for n in 1 2; do
   joins=$(grep -c '"event": "join"' "rebirth-stack/worker$n.log" || true)
