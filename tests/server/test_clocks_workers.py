@@ -8,8 +8,8 @@ import json
 import time
 from pathlib import Path
 
-from rebirth.server import clockstore
-from rebirth.server.store import Store
+from rebirth.server.persistence import clocks as clockstore
+from rebirth.server.persistence.store import Store
 from server import kit
 from server.test_workers import check_log, hub
 from server.workerkit import Sock, database, prefix, redis_server, worker

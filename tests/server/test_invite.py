@@ -14,8 +14,8 @@ import httpx
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from rebirth.server import migrate
-from rebirth.server.store import hash_token, invites, tokens
+from rebirth.server.persistence import migrate
+from rebirth.server.persistence.store import hash_token, invites, tokens
 from server import kit
 
 HUMANS3 = [{"kind": "human", "name": "Ailsa"}, {"kind": "human", "name": "Brodie"},

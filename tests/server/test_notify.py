@@ -26,8 +26,8 @@ from starlette.testclient import WebSocketTestSession
 
 from canaries import SEED_CANARY, canary_game
 from rebirth.engine.game import Game
-from rebirth.server.outbox import Outbox
-from rebirth.server.store import Store
+from rebirth.server.persistence.outbox import Outbox
+from rebirth.server.persistence.store import Store
 from server import kit, pgkit
 from server.notifykit import blackhole, closed_port_url, receiver, smtp_server, wait_for
 

@@ -281,7 +281,7 @@ def _seat_missions(c: TestClient, gid: str, tok: str) -> list[str]:
 
 def test_every_broadcast_follows_its_commit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each time the hub broadcasts, the database already holds that version."""
-    from rebirth.server.hub import Hub
+    from rebirth.server.play.session import Hub
 
     checked: list[int] = []
     original = Hub._broadcast
@@ -308,7 +308,7 @@ def test_every_broadcast_follows_its_commit(tmp_path: Path, monkeypatch: pytest.
 
 
 def test_a_failed_commit_is_undone_and_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from rebirth.server.store import Store
+    from rebirth.server.persistence.store import Store
 
     with kit.client(tmp_path) as c:
         gid, toks, _ = _two_humans(c)
@@ -338,7 +338,7 @@ def test_bots_move_after_a_visible_pause_without_blocking_the_loop(
     import itertools
     import time
 
-    from rebirth.server.hub import Hub
+    from rebirth.server.play.session import Hub
 
     stamps: list[float] = []
     original = Hub._broadcast

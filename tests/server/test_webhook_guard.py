@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from rebirth.server.webhook_guard import WebhookFailed, WebhookRefused, forbidden, post_json
+from rebirth.server.notifications.webhook_guard import WebhookFailed, WebhookRefused, forbidden, post_json
 from server import kit
 from server.notifykit import receiver
 

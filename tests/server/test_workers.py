@@ -30,9 +30,9 @@ from fastapi.testclient import TestClient
 from canaries import SEED_CANARY, canary_game, hidden_card_ids
 from rebirth.engine.game import Game
 from rebirth.engine.records import replay
-from rebirth.server.broker import Broker
-from rebirth.server.hub import Hub, Registry
-from rebirth.server.store import StaleWrite, Step, Store
+from rebirth.server.persistence.store import StaleWrite, Step, Store
+from rebirth.server.play.session import Hub, Registry
+from rebirth.server.realtime.broker import Broker
 from server import kit
 from server.workerkit import RedisServer, Sock, database, free_port, prefix, redis_server, worker
 

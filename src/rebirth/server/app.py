@@ -17,31 +17,22 @@ from starlette.requests import ClientDisconnect
 
 from rebirth.engine.formats import field_fault
 from rebirth.engine.messages import text
-from rebirth.server import (
-    analysis,
-    calc,
-    clockapi,
-    data,
-    health,
-    lobby,
-    notify,
-    notify_api,
-    openapi,
-    play,
-    rematch,
-    static,
-    table,
-)
-from rebirth.server.caps import Caps
+from rebirth.server.api import analysis, calc, data, health, lobby, openapi, play, rematch
+from rebirth.server.api import clocks as clockapi
+from rebirth.server.api import notify as notify_api
+from rebirth.server.api import tables as table
 from rebirth.server.errors import ApiError, error_response, texts
-from rebirth.server.guard import CLIENT_CLOSED, CLIENT_GONE, Guard
-from rebirth.server.hub import GameFactory, Registry, SeedFactory, log
-from rebirth.server.lifecycle import Lifecycle
 from rebirth.server.metrics import Metrics
+from rebirth.server.notifications import notifier as notify
+from rebirth.server.operations.caps import Caps
+from rebirth.server.operations.guard import CLIENT_CLOSED, CLIENT_GONE, Guard
+from rebirth.server.operations.throttle import RateLimit, Throttle
+from rebirth.server.pages import static
+from rebirth.server.persistence.store import Store
+from rebirth.server.play.lifecycle import Lifecycle
+from rebirth.server.play.session import GameFactory, Registry, SeedFactory, log
 from rebirth.server.settings import Settings
-from rebirth.server.store import Store
-from rebirth.server.tables import TableRegistry
-from rebirth.server.throttle import RateLimit, Throttle
+from rebirth.server.tables.authority import TableRegistry
 
 access = logging.getLogger("rebirth.access")
 """One JSON line per HTTP request (method, path, route template, status, ms, client)."""
@@ -95,7 +86,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
         if settings.redis_url:
             # One worker of several on the same database: Redis tells it when games move on.
             await registry.start_workers()
-        # Caps and the games' life in memory (server/caps.py, server/lifecycle.py): the bot
+        # Caps and the games' life in memory (server/operations/caps.py, server/play/lifecycle.py): the bot
         # games load in the background, so the server listens at once.
         app.state.caps = Caps(store, settings.max_games_per_client, settings.max_bot_games,
                               settings.max_sockets_per_game)
@@ -119,7 +110,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     metrics = Metrics()
     app.state.metrics = metrics
 
-    # Rate limits (server/throttle.py), inside the guard: a 429 carries the security headers.
+    # Rate limits (server/operations/throttle.py), inside the guard: a 429 carries the security headers.
     app.state.throttle = Throttle(settings, metrics)
     app.add_middleware(RateLimit, throttle=app.state.throttle)
     # Bounded bodies (counted as they stream), security headers, the WebSocket's Origin check.
