@@ -11,6 +11,7 @@ import email
 import email.policy
 import json
 import logging
+import socket
 import statistics
 import time
 from collections.abc import Iterator
@@ -397,19 +398,33 @@ def test_a_restarted_server_enqueues_what_a_killed_writer_did_not(tmp_path: Path
         assert json.loads(rec.hits[0].body)["url"] == link
 
 
-def test_a_name_resolving_to_loopback_is_refused_at_delivery(tmp_path: Path,
+def test_a_name_resolving_to_loopback_is_refused_at_delivery(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                              caplog: pytest.LogCaptureFixture) -> None:
-    """SSRF (issue 16 item 2): a webhook name is checked when it is called, after resolution;
-    ``localhost`` resolves to loopback, so nothing is sent, the row fails at once (a refusal
-    is not retried) and the refusal is logged."""
+    """SSRF (issue 16 item 2): a webhook name is checked again when it is called, after
+    resolution. A name that was public at registration (issue 24: judged there too) and
+    resolves to loopback by delivery (DNS rebinding) sends nothing, the row fails at once (a
+    refusal is not retried) and the refusal is logged."""
     caplog.set_level(logging.WARNING, logger="rebirth.notify")
+    real = socket.getaddrinfo
+    looked: list[str] = []
+
+    def rebinding(host: Any, port: Any, *args: Any, **kw: Any) -> Any:
+        if host != "hooks.rebinding.test":
+            return real(host, port, *args, **kw)
+        looked.append(host)
+        # Public for the registration's lookup (one per seat), loopback afterwards.
+        ip = "93.184.215.14" if len(looked) <= 2 else "127.0.0.1"
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (ip, port))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", rebinding)
     with receiver() as rec, kit.client(tmp_path, **fast(webhook_allow_private=False)) as c:
-        hook = f"http://localhost:{rec.port}/internal"
+        hook = f"http://hooks.rebinding.test:{rec.port}/internal"
         g = kit.new_game(c, players=2, seats=[{"kind": "human", "notify": {"webhook": hook}},
                                               {"kind": "human", "notify": {"webhook": hook}}])
         box = Outbox(store_of(c))
         assert wait_for(lambda: [r["done"] for r in box.rows(g["game"])] == ["failed"])
         assert box.rows(g["game"])[0]["attempts"] == 1 and rec.hits == []
+    assert len(looked) == 3
     assert any("refused" in r.getMessage() and "internal address" in r.getMessage() for r in caplog.records)
 
 

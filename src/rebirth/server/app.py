@@ -13,6 +13,7 @@ from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from rebirth.engine.formats import field_fault
 from rebirth.engine.messages import text
@@ -24,7 +25,7 @@ from rebirth.server.errors import ApiError, error_response, texts
 from rebirth.server.metrics import Metrics
 from rebirth.server.notifications import notifier as notify
 from rebirth.server.operations.caps import Caps
-from rebirth.server.operations.guard import Guard
+from rebirth.server.operations.guard import CLIENT_CLOSED, CLIENT_GONE, Guard
 from rebirth.server.operations.throttle import RateLimit, Throttle
 from rebirth.server.pages import static
 from rebirth.server.persistence.store import Store
@@ -114,7 +115,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     app.state.throttle = Throttle(settings, metrics)
     app.add_middleware(RateLimit, throttle=app.state.throttle)
     # Bounded bodies (counted as they stream), security headers, the WebSocket's Origin check.
-    app.add_middleware(Guard, max_bytes=settings.max_message_bytes)
+    app.add_middleware(Guard, max_bytes=settings.max_message_bytes, public_url=settings.public_url)
 
     # Added last, so outermost: every request is logged and counted, those the guard refuses too.
     @app.middleware("http")
@@ -128,6 +129,18 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
             response = await call_next(request)
             status = response.status_code
             return response
+        except ClientDisconnect:
+            # A client that hung up mid-request is no server error: recorded as 499 (client
+            # closed request), without a traceback; nobody reads the answer.
+            status = CLIENT_CLOSED
+            return Response(status_code=CLIENT_CLOSED)
+        except RuntimeError:
+            # The guard saw the hang-up and returned without an answer; starlette then raises
+            # "No response returned". Any other RuntimeError is a bug and goes on.
+            if not request.scope.get(CLIENT_GONE):
+                raise
+            status = CLIENT_CLOSED
+            return Response(status_code=CLIENT_CLOSED)
         finally:
             seconds = time.perf_counter() - start
             route = request.scope.get("route")
@@ -164,6 +177,11 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return error_response(exc.status_code, code, texts(f"server.{code}", status=exc.status_code))
+
+    @app.exception_handler(ClientDisconnect)
+    async def client_gone(_request: Request, _exc: ClientDisconnect) -> Response:
+        # The client hung up while a route read its body: nobody to answer, nothing to log.
+        return Response(status_code=CLIENT_CLOSED)
 
     @app.exception_handler(Exception)
     async def unexpected(_request: Request, exc: Exception) -> JSONResponse:

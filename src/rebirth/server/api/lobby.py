@@ -102,7 +102,7 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
         raise ApiError(400, "bad_seats", texts("server.bad_seats", players=body.players, n=len(specs)))
     kinds: list[str] = [s.kind for s in specs]
     # Checked before anything is made: a bad address creates no game.
-    channels = {i: checked(s.notify, settings) for i, s in enumerate(specs)}
+    channels = {i: await checked(s.notify, settings) for i, s in enumerate(specs)}
     if any(any(channels[i]) and k != HUMAN for i, k in enumerate(kinds)):
         raise ApiError(400, "bad_notify", texts("server.notify_bot"), {"field": "notify"})
     names = [(s.name or "").strip()

@@ -56,7 +56,7 @@ async def set_channels(body: NotifySpec, hub: GameHub, tok: GameToken, notifier:
                        settings: SettingsDep, request: Request) -> dict[str, Any]:
     """Set (or with nulls clear) this seat's webhook and e-mail."""
     seat = _seat_of(tok)
-    hook, mail = checked(body, settings)
+    hook, mail = await checked(body, settings)
     link = seat_link(base_url(settings, request), hub.id, str(seat))
     await subscribe(notifier, hub, seat, hook, mail, link)
     return {"seat": seat, "webhook": hook, "email": mail, "email_available": "email" in notifier.channels()}

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import json
 import logging
 import re
@@ -38,7 +37,13 @@ from rebirth.app.match import HUMAN, Match
 from rebirth.engine.messages import text
 from rebirth.server.authority.live import LiveGame
 from rebirth.server.errors import ApiError, texts
-from rebirth.server.notifications.webhook_guard import WebhookRefused, check_url, forbidden, post_json
+from rebirth.server.notifications.webhook_guard import (
+    Unresolvable,
+    WebhookRefused,
+    check_url,
+    post_json,
+    resolve,
+)
 from rebirth.server.persistence.outbox import Job, Outbox
 from rebirth.server.persistence.store import GameRow, Store, TurnNotice
 from rebirth.server.settings import Settings
@@ -68,24 +73,30 @@ class NotifySpec(BaseModel):
     email: str | None = Field(default=None, max_length=254)
 
 
-def checked(spec: NotifySpec | None, settings: Settings) -> tuple[str | None, str | None]:
-    """The spec's webhook and e-mail, stripped and checked (400 ``bad_notify`` otherwise)."""
+async def checked(spec: NotifySpec | None, settings: Settings) -> tuple[str | None, str | None]:
+    """The spec's webhook and e-mail, stripped and checked (400 ``bad_notify`` otherwise). The
+    webhook's host is resolved here and every address judged as at delivery (``127.1``,
+    ``0xa000001``, ``localhost`` or a metadata name are refused now, not accepted and then
+    failed); delivery resolves again (the name may point elsewhere by then)."""
     if spec is None:
         return None, None
     hook = (spec.webhook or "").strip() or None
     mail = (spec.email or "").strip() or None
     if hook is not None:
         try:
-            _scheme, host, _port, _path = check_url(hook)
+            _scheme, host, port, _path = check_url(hook)
         except WebhookRefused as exc:
             raise ApiError(400, "bad_notify", texts("server.bad_webhook"), {"field": "webhook"}) from exc
-        literal: ipaddress.IPv4Address | ipaddress.IPv6Address | None = None
-        with contextlib.suppress(ValueError):
-            literal = ipaddress.ip_address(host.strip("[]"))
-        if literal is not None and forbidden(literal) and not settings.webhook_allow_private:
-            # A name is checked when it is called (it may resolve elsewhere by then); an
-            # internal address typed as such is refused at once.
-            raise ApiError(400, "bad_notify", texts("server.webhook_private"), {"field": "webhook"})
+        if not settings.webhook_allow_private:
+            # Nothing to judge when internal addresses are allowed; the lookup may block, so
+            # it runs in a thread, through the very function delivery uses.
+            try:
+                await asyncio.to_thread(resolve, host, port, False)
+            except WebhookRefused as exc:
+                raise ApiError(400, "bad_notify", texts(exc.key, **exc.params), {"field": "webhook"}) from exc
+            except Unresolvable as exc:
+                raise ApiError(400, "bad_notify", texts("server.webhook_unresolvable", host=exc.host),
+                               {"field": "webhook"}) from exc
     if mail is not None and not EMAIL_RE.fullmatch(mail):
         raise ApiError(400, "bad_notify", texts("server.bad_email"), {"field": "email"})
     return hook, mail

@@ -26,11 +26,25 @@ METADATA_HOSTS = ("metadata.google.internal", "metadata", "instance-data")
 
 
 class WebhookRefused(Exception):
-    """The URL may not be called (its scheme, or an address it resolves to)."""
+    """The URL may not be called (its scheme, or an address it resolves to). ``key`` and
+    ``args``: the catalog text saying why (the English message is for the log)."""
+
+    def __init__(self, message: str, key: str = "server.bad_webhook", **args: str) -> None:
+        super().__init__(message)
+        self.key = key
+        self.params = args
 
 
 class WebhookFailed(Exception):
     """The request was made (or tried) and did not succeed: retry later."""
+
+
+class Unresolvable(WebhookFailed):
+    """The host has no address now (at delivery: retried; at registration: refused)."""
+
+    def __init__(self, message: str, host: str) -> None:
+        super().__init__(message)
+        self.host = host
 
 
 def check_url(url: str) -> tuple[str, str, int, str]:
@@ -65,18 +79,23 @@ def resolve(host: str, port: int, allow_private: bool) -> list[str]:
     """The addresses of ``host``, every one of them checked (one refused refuses the host: an
     attacker's name may mix a public and an internal address)."""
     if host.lower().rstrip(".") in METADATA_HOSTS and not allow_private:
-        raise WebhookRefused(f"{host} is a metadata service")
+        raise WebhookRefused(f"{host} is a metadata service", "server.webhook_metadata", host=host)
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except OSError as exc:
-        raise WebhookFailed(f"cannot resolve {host}: {exc}") from None
+        raise Unresolvable(f"cannot resolve {host}: {exc}", host) from None
     addrs = list(dict.fromkeys(str(i[4][0]) for i in infos))
     if not addrs:
-        raise WebhookFailed(f"{host} has no address")
+        raise Unresolvable(f"{host} has no address", host)
     if not allow_private:
         for a in addrs:
             if forbidden(ipaddress.ip_address(a.split("%", 1)[0])):
-                raise WebhookRefused(f"{host} resolves to {a}, an internal address")
+                # A literal address is named once; a name (``localhost``, ``127.1``,
+                # ``0xa000001``) with what it resolves to.
+                literal = host.strip("[]").lower() == a.lower()
+                raise WebhookRefused(f"{host} resolves to {a}, an internal address",
+                                     "server.webhook_private" if literal else "server.webhook_internal",
+                                     host=host, address=a)
     return addrs
 
 
