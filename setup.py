@@ -14,12 +14,14 @@ import io
 import os
 import shlex
 import shutil
+import subprocess
 import sys
 import sysconfig
 from contextlib import redirect_stdout
 from pathlib import Path
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
@@ -137,6 +139,29 @@ def compiled_extensions() -> list[Extension]:
     return exts
 
 
+def compiler_failure(exc: BaseException) -> str:
+    """A short reason for a failed C compile: the program and its exit status (the compiler's
+    own messages are in the build's output above it), not the whole command line."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, subprocess.CalledProcessError):
+            cmd = cause.cmd if isinstance(cause.cmd, list | tuple) else shlex.split(str(cause.cmd))
+            return f"{cmd[0] if cmd else 'the compiler'} exited with status {cause.returncode}"
+        cause = cause.__cause__ or cause.__context__
+    line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return line if len(line) <= 160 else line[:157] + "..."
+
+
+class ClearBuildExt(build_ext):
+    """build_ext whose failure says, in one line, that the C compile of mypyc's output failed."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as exc:
+            raise CompiledBuildError(f"compiling mypyc's C code failed: {compiler_failure(exc)}") from exc
+
+
 class NoteBuildPy(build_py):
     """build_py that leaves the backend's note (if any) in the built package, and removes a
     note left in the build folder by an earlier build."""
@@ -158,4 +183,4 @@ class NoteBuildPy(build_py):
 
 
 if __name__ == "__main__":  # setuptools runs this file as __main__; tests import it
-    setup(ext_modules=compiled_extensions(), cmdclass={"build_py": NoteBuildPy})
+    setup(ext_modules=compiled_extensions(), cmdclass={"build_py": NoteBuildPy, "build_ext": ClearBuildExt})

@@ -199,6 +199,18 @@ def test_first_mypy_error_is_the_reason() -> None:
     assert setup_py._first_error("") == "no message"
 
 
+def test_a_failed_c_compile_is_named_by_program_and_status() -> None:
+    cmd = ["gcc", "-O3", "-c", "build/mypyc/__native_rebirth.c"]
+    try:
+        try:
+            raise subprocess.CalledProcessError(1, cmd)
+        except subprocess.CalledProcessError as inner:
+            raise RuntimeError(str(inner)) from inner  # as distutils wraps it
+    except RuntimeError as exc:
+        assert setup_py.compiler_failure(exc) == "gcc exited with status 1"
+    assert setup_py.compiler_failure(OSError("x" * 400)) == "x" * 157 + "..."
+
+
 def test_bench_json_names_the_build_note(monkeypatch: pytest.MonkeyPatch,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setattr(rebirth.cli.bench, "build_note", lambda: "the note")
