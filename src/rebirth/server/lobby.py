@@ -7,8 +7,7 @@ import asyncio
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -18,6 +17,7 @@ from rebirth.engine.board import MapError
 from rebirth.engine.game import SetupError
 from rebirth.engine.messages import UserError
 from rebirth.server import chat_store, invites
+from rebirth.server import answers as a
 from rebirth.server.addresses import base_url, is_loopback_host
 from rebirth.server.caps import Caps
 from rebirth.server.clocks import ClockBody, spec_of
@@ -89,7 +89,7 @@ GameHub = Annotated[Hub, Depends(game_hub)]
 GameToken = Annotated[TokenRow, Depends(game_token)]
 
 
-@router.post("/games", status_code=201)
+@router.post("/games", status_code=201, response_model=a.GameCreated)
 async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDep,
                       request: Request) -> dict[str, Any]:
     """Deal a new game; the answer holds the seats' invitations (no seat's token), the
@@ -148,14 +148,15 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
     }
 
 
-@router.get("/games/{game_id}")
+@router.get("/games/{game_id}", response_model=a.GameSummary)
 async def game_summary(hub: GameHub) -> dict[str, Any]:
     """The public summary of a game."""
     async with hub.lock:
         return hub.summary()
 
 
-@router.get("/games/{game_id}/record")
+@router.get("/games/{game_id}/record", response_model=a.GameRecord,
+            response_model_exclude_unset=True)
 async def game_record(hub: GameHub, tok: GameToken) -> dict[str, Any]:
     """The record: complete after the end; mid-game redacted for the token's seat."""
     seat = tok.seat if tok.role == "seat" else None
@@ -164,7 +165,7 @@ async def game_record(hub: GameHub, tok: GameToken) -> dict[str, Any]:
     return await record_chat(hub, record)
 
 
-@router.post("/games/{game_id}/seats/{seat}/revoke")
+@router.post("/games/{game_id}/seats/{seat}/revoke", response_model=a.Reopened)
 async def revoke(game_id: str, seat: int, registry: RegistryDep, hub: GameHub,
                  tok: GameToken, settings: SettingsDep, request: Request) -> dict[str, Any]:
     """The admin re-opens a seat: a new invitation; the old token (and invitation) stop working
@@ -199,8 +200,9 @@ CLAIM_STATUS = {"bad_token": 403, "revoked": 403, "claimed": 409}
 """The answer to a refused claim (server/invites.py ``ClaimRefused``)."""
 
 
-@router.post("/games/{game_id}/claim")
-async def claim_seat(game_id: str, body: ClaimBody, registry: RegistryDep) -> JSONResponse:
+@router.post("/games/{game_id}/claim", response_model=a.Claimed)
+async def claim_seat(game_id: str, body: ClaimBody, registry: RegistryDep,
+                     response: Response) -> dict[str, Any]:
     """The first browser that opens an invitation takes its seat and gets the seat's token
     (once; the page keeps it). Any later claim of it is refused and gets no token."""
     if len(game_id) > 64:
@@ -211,12 +213,12 @@ async def claim_seat(game_id: str, body: ClaimBody, registry: RegistryDep) -> JS
         raise ApiError(CLAIM_STATUS[exc.code], exc.code) from None
     except SQLAlchemyError as exc:
         raise ApiError(503, "server_error") from exc
-    answer = {"game": got.game, "role": got.role, "seat": got.seat, "token": got.token}
     # Shown once, to this browser: no cache may keep it.
-    return JSONResponse(answer, headers={"Cache-Control": "no-store"})
+    response.headers["Cache-Control"] = "no-store"
+    return {"game": got.game, "role": got.role, "seat": got.seat, "token": got.token}
 
 
-@router.post("/games/{game_id}/seats/{seat}/bot")
+@router.post("/games/{game_id}/seats/{seat}/bot", response_model=a.GameSummary)
 async def hand_to_bot(seat: int, settings: SettingsDep, hub: GameHub, tok: GameToken) -> dict[str, Any]:
     """Another player hands a leaver's seat to a bot so the game can finish."""
     if not 0 <= seat < hub.game.players:

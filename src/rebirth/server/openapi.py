@@ -11,21 +11,8 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
-from pydantic import BaseModel
 
-
-class ErrorObject(BaseModel):
-    """One refusal: a protocol code, its words in every language, optional details."""
-
-    code: str
-    message: dict[str, str]
-    details: dict[str, Any] | None = None
-
-
-class ErrorBody(BaseModel):
-    """An HTTP error answer (``{"error": {...}}``)."""
-
-    error: ErrorObject
+from rebirth.server.answers import ErrorBody
 
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {

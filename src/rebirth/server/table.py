@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from rebirth.engine.board import MapError
 from rebirth.engine.game import SetupError
 from rebirth.engine.messages import UserError
+from rebirth.server import answers as a
 from rebirth.server.data import require_board
 from rebirth.server.deps import BearerToken, SettingsDep, TablesDep
 from rebirth.server.errors import ApiError, texts
@@ -85,7 +86,7 @@ async def authed_table(gid: str, tables: TablesDep, token: BearerToken) -> Table
 AuthedTable = Annotated[TableHub, Depends(authed_table)]
 
 
-@router.post("/api/tables", status_code=201)
+@router.post("/api/tables", status_code=201, response_model=a.TableCreated)
 async def create_table(body: NewTable, tables: TablesDep) -> dict[str, Any]:
     """A new table game: its id and its secret token (shown once; only its hash is stored)."""
     require_board(body.board)
@@ -111,14 +112,14 @@ async def create_table(body: NewTable, tables: TablesDep) -> dict[str, Any]:
     return {"table": hub.id, "token": token, "url": f"/table/{hub.id}#t={token}"}
 
 
-@router.get("/api/tables/{gid}")
+@router.get("/api/tables/{gid}", response_model=a.TableState)
 async def table_state(hub: AuthedTable) -> dict[str, Any]:
     """The game now: view, scores, breakdown, what may be entered, the last entry's events."""
     async with hub.current():
         return hub.answer()
 
 
-@router.post("/api/tables/{gid}/entries")
+@router.post("/api/tables/{gid}/entries", response_model=a.TableState)
 async def add_entry(body: Entry, hub: AuthedTable) -> dict[str, Any]:
     """Enter what happened at the table; the engine checks it (nothing changes on an error)."""
     async with hub.current():
@@ -126,7 +127,7 @@ async def add_entry(body: Entry, hub: AuthedTable) -> dict[str, Any]:
         return hub.answer()
 
 
-@router.post("/api/tables/{gid}/undo")
+@router.post("/api/tables/{gid}/undo", response_model=a.TableState)
 async def undo(body: Undo, hub: AuthedTable) -> dict[str, Any]:
     """Take back the last ``count`` entries (deleted from the log in one transaction)."""
     async with hub.current():
@@ -134,7 +135,8 @@ async def undo(body: Undo, hub: AuthedTable) -> dict[str, Any]:
         return hub.answer()
 
 
-@router.get("/api/tables/{gid}/record")
+@router.get("/api/tables/{gid}/record", response_model=a.TableRecord,
+            response_model_exclude_unset=True)
 async def record(hub: AuthedTable) -> dict[str, Any]:
     """The table record (``"table": true``; replays with ``rebirth replay``)."""
     async with hub.current():
