@@ -36,7 +36,7 @@ router = APIRouter(prefix="/api", tags=["lobby"])
 class SeatSpec(BaseModel):
     """One seat of a new game."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     kind: Literal["human", "easy", "normal", "hard", "expert"] = "human"
     name: str | None = Field(default=None, max_length=40)
     notify: NotifySpec | None = None
@@ -46,7 +46,7 @@ class SeatSpec(BaseModel):
 class NewGame(BaseModel):
     """``POST /api/games``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     board: str = Field(default="scotland", max_length=40)
     players: int = Field(default=3, ge=2, le=4)
     seats: list[SeatSpec] = Field(default_factory=list, max_length=4)
@@ -192,7 +192,7 @@ async def revoke(game_id: str, seat: int, registry: RegistryDep, hub: GameHub,
 class ClaimBody(BaseModel):
     """``POST /api/games/{game}/claim``: the code of an invitation link (``#i=``)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     invite: str = Field(min_length=1, max_length=64)
 
 

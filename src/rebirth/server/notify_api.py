@@ -66,7 +66,7 @@ async def set_channels(body: NotifySpec, hub: GameHub, tok: GameToken, notifier:
 class MyGames(BaseModel):
     """``POST /api/my-games``: the tokens of the links this browser holds."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     tokens: list[Annotated[str, Field(max_length=64)]] = Field(default_factory=list, max_length=MAX_TOKENS)
 
 

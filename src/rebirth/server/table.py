@@ -32,7 +32,7 @@ router = APIRouter(tags=["table"])
 class NewTable(BaseModel):
     """``POST /api/tables``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     board: str = Field(default="scotland", max_length=40)
     players: int = Field(default=3, ge=2, le=4)
     names: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=4)
@@ -52,7 +52,7 @@ class Entry(BaseModel):
     required for a player's entry, left out for an entered outcome) against entering a
     placement for the wrong player."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     entry: str = Field(min_length=1, max_length=64)
     seat: int | None = Field(default=None, ge=0, le=3)
     version: int = Field(ge=0)
@@ -61,7 +61,7 @@ class Entry(BaseModel):
 class Undo(BaseModel):
     """``POST /api/tables/{id}/undo``: take back the last ``count`` entries."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     count: int = Field(default=1, ge=1, le=MAX_UNDO)
     version: int = Field(ge=0)
 
