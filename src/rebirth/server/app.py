@@ -13,7 +13,6 @@ from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import Match, Route
 
 from rebirth.engine.formats import field_fault
 from rebirth.engine.messages import text
@@ -169,10 +168,10 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         out = error_response(exc.status_code, code, texts(f"server.{code}", status=exc.status_code))
         if exc.status_code == 405:
-            # Every method the path has (RFC 9110 15.5.6), not only the first route's that matched.
-            out.headers["Allow"] = ", ".join(sorted({
-                m for r in request.app.router.routes if isinstance(r, Route)
-                and r.matches(request.scope)[0] is not Match.NONE for m in r.methods or ()}))
+            # Every method the path has, not only the first matching route's (Starlette's own).
+            allow = openapi.allowed_methods(app, request.url.path) or set(
+                (exc.headers or {}).get("Allow", "").replace(" ", "").split(","))
+            out.headers["Allow"] = ", ".join(sorted(m for m in allow if m))
         return out
 
     @app.exception_handler(Exception)
