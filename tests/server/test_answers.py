@@ -134,7 +134,7 @@ def test_a_planted_untyped_route_is_reported(tmp_path: Path) -> None:
         return None
 
     found = undeclared(app.openapi())
-    assert any(f.startswith("GET /api/planted/dict 200: an object with no declared fields") for f in found), found
+    assert "GET /api/planted/dict 200: an object with no declared fields" in found, found
     assert any(f.startswith("GET /api/planted/any 200: no schema") for f in found), found
     assert "GET /api/planted/teapot 418: a refusal not in the error shape" in found, found
     assert all("/api/planted/" in f for f in found), found

@@ -16,8 +16,8 @@ from rebirth.bots.base import BotError
 from rebirth.engine.board import MapError
 from rebirth.engine.game import SetupError
 from rebirth.engine.messages import UserError
-from rebirth.server import chat_store, invites
 from rebirth.server import answers as a
+from rebirth.server import chat_store, invites
 from rebirth.server.addresses import base_url, is_loopback_host
 from rebirth.server.caps import Caps
 from rebirth.server.clocks import ClockBody, spec_of

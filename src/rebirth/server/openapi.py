@@ -15,7 +15,6 @@ from fastapi.openapi.utils import get_openapi
 
 from rebirth.server.answers import ErrorBody
 
-
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorBody, "description": why} for status, why in (
         (400, "bad input (bad_message, bad_seats, bad_game, …)"),
