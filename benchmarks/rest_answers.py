@@ -126,15 +126,60 @@ def main() -> None:
                 call()
                 cpu[k].append(time.process_time() - c0)
                 wall[k].append(time.perf_counter() - w0)
+        answers = {k: f().json() for k, f in routes.items()}
     out = {k: {"bytes": size[k], "cpu_ms": round(1000 * statistics.median(cpu[k]), 3),
                "wall_ms": round(1000 * statistics.median(wall[k]), 3)} for k in routes}
+    alone = serialisation(answers, args.n)
     if args.json:
-        print(json.dumps({"code": str(Path(rebirth.__file__).parent), "n": args.n, "routes": out}))
+        print(json.dumps({"code": str(Path(rebirth.__file__).parent), "n": args.n, "routes": out,
+                          "serialisation_us": alone}))
         return
     print(f"code: {Path(rebirth.__file__).parent}   n = {args.n} per route (medians)")
     print(f"{'route':32} {'bytes':>8} {'cpu ms':>8} {'wall ms':>8}")
     for k, v in out.items():
         print(f"{k:32} {v['bytes']:>8} {v['cpu_ms']:>8.3f} {v['wall_ms']:>8.3f}")
+    if alone:
+        print("\nthe answer's serialisation alone (µs, median; validate + dump_json, FastAPI's path): "
+              "as dict[str, Any] (the return annotation before) / as its model in server/answers.py")
+        for k, (untyped, typed) in alone.items():
+            print(f"{k:32} {untyped:>10.1f} {typed:>10.1f}")
+
+
+MODELS = {"GET /api/games/{id}": ("GameSummary", False), "GET /api/games/{id}/record": ("GameRecord", True),
+          "POST /api/my-games (50)": ("MyGames", False), "GET /api/tables/{id}": ("TableState", False),
+          "GET /api/tables/{id}/record": ("TableRecord", True), "POST /api/score": ("Score", False),
+          "GET /api/boards/ireland": ("BoardData", False), "GET /api/i18n/en": ("Catalog", False),
+          "GET /healthz": ("Health", False)}
+"""Each route's answer model in server/answers.py and whether it is served without unset keys."""
+
+
+def serialisation(answers: dict[str, Any], n: int) -> dict[str, tuple[float, float]]:
+    """Per answer: what FastAPI does to it with the route's old return annotation
+    (``dict[str, Any]``, which FastAPI also takes as a response model) and with its declared
+    model (µs, medians). Empty when the code has no answer models (before issue 24)."""
+    try:
+        from rebirth.server import answers as models
+    except ImportError:
+        return {}
+    from pydantic import TypeAdapter
+
+    untyped: TypeAdapter[Any] = TypeAdapter(dict[str, Any])
+
+    out: dict[str, tuple[float, float]] = {}
+    for k, body in answers.items():
+        name, unset = MODELS[k]
+        ta: TypeAdapter[Any] = TypeAdapter(getattr(models, name))
+        times: tuple[list[float], list[float]] = ([], [])
+        for _ in range(n):
+            t0 = time.perf_counter()
+            untyped.dump_json(untyped.validate_python(body))
+            t1 = time.perf_counter()
+            ta.dump_json(ta.validate_python(body), exclude_unset=unset)
+            t2 = time.perf_counter()
+            times[0].append(t1 - t0)
+            times[1].append(t2 - t1)
+        out[k] = (round(1e6 * statistics.median(times[0]), 1), round(1e6 * statistics.median(times[1]), 1))
+    return out
 
 
 if __name__ == "__main__":
