@@ -17,8 +17,9 @@ Measured (2026-12-02, the shared 2-core machine, n = 200): the answer's serialis
 as ``dict[str, Any]`` (the routes' old return annotation, which FastAPI took as their response
 model) / as its declared model: summary 1.8 / 3.0 µs, record 18 / 36, my games (50) 42 / 290,
 table state 31 / 53, table record 6 / 14, score 103 / 189, Ireland map 65 / 87, catalog 67 /
-122 µs: at most +250 µs, +0.3 % (score) to +1.7 % (my games) of the request's CPU (14-25 ms
-for those two, 1.8-4.5 ms for the others). The whole requests, three interleaved runs
+122 µs: at most +250 µs a request, from +0.1 % (summary) to +2.2 % (catalog) of its CPU as
+measured here (the test client's own work included: 1.8-25 ms). The whole requests, three
+interleaved runs
 of a807b71 and this code, differ by -0.2 to +14 % with ``/healthz`` (0.4 µs apart) at +7 %:
 the machine's load drifted within the runs, more than the cost measured.
 """
