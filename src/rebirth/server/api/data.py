@@ -14,6 +14,7 @@ from fastapi import APIRouter
 
 from rebirth.app.match import HUMAN
 from rebirth.engine.game import IRELAND_VARIANTS, SCOTLAND_VARIANTS, VARIANTS
+from rebirth.server.api import answers as a
 from rebirth.server.errors import LANGS, ApiError, texts
 from rebirth.server.pages.facts import board_facts
 
@@ -42,7 +43,7 @@ def require_board(board: Any, status: int = 400, code: str = "bad_board") -> str
     return board
 
 
-@router.get("/boards/{board}")
+@router.get("/boards/{board}", response_model=a.BoardData)
 async def board_data(board: str) -> dict[str, Any]:
     """A shipped map (for drawing), its mission cards and tower tokens, and its facts
     (server/pages/facts.py)."""
@@ -56,7 +57,7 @@ async def board_data(board: str) -> dict[str, Any]:
     return out
 
 
-@router.get("/i18n/{lang}")
+@router.get("/i18n/{lang}", response_model=a.Catalog)
 async def catalog(lang: str) -> dict[str, Any]:
     """The engine's catalog and the page's strings of ``lang`` (both in data/i18n)."""
     if lang not in LANGS:
@@ -65,7 +66,7 @@ async def catalog(lang: str) -> dict[str, Any]:
     return {"lang": lang, "events": data_json("i18n", lang), "page": data_json("i18n/page", lang)}
 
 
-@router.get("/variants")
+@router.get("/variants", response_model=a.Variants)
 async def variants() -> dict[str, Any]:
     """Every rule variant with its explanation (en, de) and the boards it applies to."""
     return {"variants": [{"name": k, "text": dict(v), "boards": [b for b, vs in (
