@@ -89,14 +89,18 @@ def test_add_time_and_turn_off() -> None:
     assert st.running is None  # stays off
 
 
-def test_restart_resumes_the_running_seat_from_the_restart() -> None:
+def test_a_pause_credits_the_running_seat_the_downtime_only() -> None:
     st, now = realtime()
     now.t += 20
     st.turn(1, True, now())  # stored: remaining [290, 300, 300], since = now
     stored = ClockState.from_json(st.to_json())
-    now.t += 3600  # the server was down for an hour
-    stored.resume(now())
-    assert [stored.left(i, now()) for i in range(3)] == pytest.approx([290, 300, 300])
+    now.t += 30  # 30 s into seat 1's turn the holding worker died; 3570 s later it was back
+    now.t += 3570
+    assert stored.pause(3570, now())
+    assert [stored.left(i, now()) for i in range(3)] == pytest.approx([290, 270, 300])
+    assert not stored.pause(0, now())
+    # A pause never moves the turn's start past now (a holder's beat from the future).
+    assert stored.pause(10**6, now()) and stored.left(1, now()) == pytest.approx(300)
 
 
 def test_limits() -> None:

@@ -194,10 +194,13 @@ class ClockState:
         self.enabled = False
         self._notice(version, "clock.off", None)
 
-    def resume(self, now: float) -> None:
-        """After a restart: the running seat's turn restarts counting from ``now`` (no one is
-        charged for the downtime)."""
-        self.since = now
+    def pause(self, seconds: float, now: float) -> bool:
+        """The server that held the game was down for ``seconds``: the running seat is not
+        charged for them (its turn's start moves on, never past ``now``); True when it moved."""
+        if self.running is None or seconds <= 0:
+            return False
+        self.since = min(now, self.since + seconds)
+        return True
 
     def _notice(self, version: int, key: str, seat: int | None, s: float | None = None) -> None:
         n: dict[str, Any] = {"version": version, "key": key, "seat": seat}

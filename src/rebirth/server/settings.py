@@ -108,6 +108,9 @@ class Settings(BaseSettings):
     max_sockets_per_game: int = Field(default=50, ge=0)
     """Open WebSockets on one game in this process, spectators included (0: no cap); two per
     seat are kept for the seats' own devices (spectators cannot take them)."""
+    heartbeat_s: float = Field(default=1.0, gt=0)
+    """Seconds between a worker's heartbeats: a game whose holder missed three is credited its
+    downtime by the worker that loads it (its clock paused for exactly that)."""
     hello_timeout: float = Field(default=10.0, gt=0)
     """Seconds a socket may stay open without a ``hello`` (it holds a place while it waits)."""
     hub_idle: float = 120.0

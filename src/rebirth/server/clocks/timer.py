@@ -75,13 +75,6 @@ class ClockTimer:
             self._task.cancel()
 
 
-async def resume_all(store: Store) -> None:
-    """On start: running clocks restart counting now (no one pays for the downtime)."""
-    n = await asyncio.to_thread(clockstore.resume_all, store, now())
-    if n:
-        log.info("%d running clocks resumed from the restart", n)
-
-
 async def adopt_due(store: Store, held: Callable[[str], bool],
                     load: Callable[[str], Awaitable[object]]) -> None:
     """Several workers: load the games whose running seat has run out and that no worker holds

@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable
 
 from sqlalchemy import (
+    Boolean,
     Column,
     Connection,
     Float,
@@ -36,6 +37,14 @@ clocks = Table(
     Column("state", Text, nullable=False),  # ClockState.to_json()
     Column("rev", Integer, nullable=False),  # the clock's writes so far
     Column("deadline", Float, nullable=True, index=True),  # when the running seat runs out (None: none runs)
+    Column("holder", String(64), nullable=True),  # the worker holding the game (migration 0007)
+)
+
+workers = Table(
+    "workers", metadata,
+    Column("id", String(64), primary_key=True),
+    Column("beat", Float, nullable=False),  # the worker's last heartbeat (wall time)
+    Column("up", Boolean, nullable=False),  # False once it stopped cleanly (its last beat: the stop)
 )
 
 
@@ -104,21 +113,71 @@ def change(store: Store, game: str, state: ClockState, rev: int, version: int,
                 raise StaleWrite(f"game {game}: seat {seat} is no longer {old}")
 
 
-def resume_all(store: Store, now: float) -> int:
-    """On start: every running clock of an unfinished game restarts counting from ``now``, so no
-    one is charged for the time the server was down; returns how many."""
-    n = 0
+def beat(store: Store, worker: str, now: float, up: bool = True) -> None:
+    """The worker's heartbeat: it is alive at ``now`` (a row of its own, one per worker);
+    ``up=False``: its last one, as it stops."""
     with store.tx() as c:
-        rows = c.execute(select(clocks.c.game, clocks.c.state, clocks.c.rev).join(
-            games, games.c.id == clocks.c.game).where(games.c.status == "playing",
-                                                      clocks.c.deadline.is_not(None))).all()
-        for r in rows:
-            st = ClockState.from_json(json.loads(r.state))
-            st.resume(now)
-            c.execute(update(clocks).where(clocks.c.game == r.game, clocks.c.rev == r.rev).values(
-                state=json.dumps(st.to_json()), rev=r.rev + 1, deadline=st.deadline()))
-            n += 1
-    return n
+        if c.execute(update(workers).where(workers.c.id == worker).values(beat=now, up=up)).rowcount == 0:
+            c.execute(insert(workers).values(id=worker, beat=now, up=up))
+
+
+def prune(store: Store, before: float) -> int:
+    """Forget the heartbeats of workers last seen before ``before`` that hold no clock."""
+    held = select(clocks.c.holder).where(clocks.c.holder.is_not(None))
+    with store.tx() as c:
+        gone = workers.delete().where(workers.c.beat < before, workers.c.id.not_in(held))
+        return int(c.execute(gone).rowcount)
+
+
+def hold(store: Store, game: str, worker: str, now: float, stale_after: float,
+         credit: bool = True) -> tuple[ClockState, int] | None:
+    """``worker`` holds ``game`` from now on. If its holder so far stopped beating (dead for
+    ``stale_after`` seconds, or gone), the running seat is credited the time since that holder's
+    last beat — the clock pauses only for the downtime of the worker that held the game; a
+    holder still alive keeps it and nothing moves. Returns the clock (and its revision) when it
+    changed (None: unchanged, or no clock). ``credit=False``: the game was served here all along
+    (only the holder changes)."""
+    with store.tx() as c:
+        r = c.execute(select(clocks.c.state, clocks.c.rev, clocks.c.holder)
+                      .where(clocks.c.game == game)).first()
+        if r is None or r.holder == worker:
+            return None
+        w = None if r.holder is None else c.execute(
+            select(workers.c.beat, workers.c.up).where(workers.c.id == r.holder)).first()
+        last = None if w is None else float(w.beat)
+        if w is not None and w.up and now - w.beat <= stale_after:
+            return None  # held by a live worker: it runs the clock
+        st = ClockState.from_json(json.loads(r.state))
+        changed = False
+        if credit and r.holder is not None and st.running is not None and st.enabled:
+            # The holder's downtime: from its last beat (its final one when it stopped cleanly;
+            # no row: from the running turn's start), never from before the running turn began.
+            alive_until = st.since if last is None else max(last, st.since)
+            changed = st.pause(max(0.0, now - alive_until), now)
+        values: dict[str, object] = {"holder": worker}
+        if changed:
+            values.update(state=json.dumps(st.to_json()), rev=r.rev + 1, deadline=st.deadline())
+        c.execute(update(clocks).where(clocks.c.game == game, clocks.c.rev == r.rev).values(**values))
+        return (st, r.rev + 1) if changed else None
+
+
+def take_over(store: Store, worker: str, game_ids: list[str], now: float, stale_after: float) -> None:
+    """The games ``worker`` has in memory whose holder is down (or none) are held by it from now
+    on, without a credit: it served them all along (one statement per heartbeat)."""
+    if not game_ids:
+        return
+    alive = select(workers.c.id).where(workers.c.beat >= now - stale_after, workers.c.up)
+    with store.tx() as c:
+        c.execute(update(clocks).where(clocks.c.game.in_(game_ids),
+                                       (clocks.c.holder.is_(None)) | clocks.c.holder.not_in(alive))
+                  .values(holder=worker))
+
+
+def release(store: Store, game: str, worker: str) -> None:
+    """``worker`` let the game go (it left memory): nobody holds it, so no downtime is counted
+    for it while nobody plays."""
+    with store.tx() as c:
+        c.execute(update(clocks).where(clocks.c.game == game, clocks.c.holder == worker).values(holder=None))
 
 
 def due(store: Store, now: float) -> list[str]:

@@ -19,7 +19,7 @@ from rebirth.app.match import HUMAN, Match
 from rebirth.engine.game import Game
 from rebirth.server.authority.live import LiveGame, rebuild
 from rebirth.server.clocks.changes import now
-from rebirth.server.clocks.timer import adopt_due, resume_all
+from rebirth.server.clocks.timer import adopt_due
 from rebirth.server.metrics import Metrics
 from rebirth.server.persistence import clocks as clockstore
 from rebirth.server.persistence.store import GameRow, Store, TurnNotice
@@ -63,10 +63,15 @@ class Registry:
         self._heal_now = asyncio.Event()
         self.presence_ttl = max(5.0, 3 * settings.heal_interval)
         """Seconds a worker's presence marks last unless the version check refreshes them."""
+        self.worker = secrets.token_hex(8)
+        """This worker's id: the holder of the games it loads (their clocks pause only for its
+        downtime: server/persistence/clocks.py, ``hold``)."""
+        self._beat_task: asyncio.Task[None] | None = None
         self.bot_thinks = 0
         """Bot decisions made in this process (a test checks each bot step is thought once)."""
         self.bot_steps = 0
         """Bot decisions of this process that were committed."""
+        self._releases: set[asyncio.Task[None]] = set()
         self.parked: dict[str, int] = {}
         """Games dropped from memory while a human was to move, with their version then: the
         version check adopts them again only once their stored version moved (lifecycle.py)."""
@@ -226,6 +231,9 @@ class Registry:
         if self.broker is not None:
             self.broker.unwatch(game_id)
         s.clock.close()  # its time-out comes from the due check
+        if s.value.clock is not None:
+            # Nobody holds it now: no downtime is counted while nobody plays it.
+            self._spawn_release(game_id)
         m = s.match
         if not m.state.is_terminal() and m.is_human_turn():
             # Waiting for a human who left: not adopted again until the game moves.
@@ -249,6 +257,11 @@ class Registry:
                 if row is not None:
                     match = await asyncio.to_thread(self.load_match, row)
                     clock = await asyncio.to_thread(clockstore.load, self.store, game_id)
+                    if clock is not None:
+                        # This worker holds it now: a dead holder's downtime is credited.
+                        held = await asyncio.to_thread(clockstore.hold, self.store, game_id, self.worker,
+                                                       now(), self.stale_after)
+                        clock = held or clock
                     s = self._hold(LiveGame(match, row, *(clock or (None, 0))))
                     self.parked.pop(game_id, None)
             finally:
@@ -263,7 +276,10 @@ class Registry:
     async def load_all(self) -> None:
         """On start: rebuild every unfinished game and let its bots carry on (several workers:
         only the bot games nobody drives — the others are loaded when a device connects)."""
-        await resume_all(self.store)  # a restart charges no one for its downtime
+        self._beat_task = asyncio.get_running_loop().create_task(self._beat_loop())
+        # Workers of long ago that hold nothing are forgotten.
+        with contextlib.suppress(Exception):
+            await asyncio.to_thread(clockstore.prune, self.store, now() - 30 * 86400)
         if self.broker is not None:
             await self.adopt()
             return
@@ -300,8 +316,47 @@ class Registry:
         s.bots.kick()
         return s, toks
 
+    @property
+    def stale_after(self) -> float:
+        """Seconds without a heartbeat after which a holder counts as down."""
+        return 3 * self.settings.heartbeat_s
+
+    def _spawn_release(self, game_id: str) -> None:
+        async def release() -> None:
+            try:
+                await asyncio.to_thread(clockstore.release, self.store, game_id, self.worker)
+            except Exception:  # the next loader then credits nothing it should not: it is alive
+                log.exception("game %s: its clock's holder could not be released", game_id)
+
+        with contextlib.suppress(RuntimeError):  # no loop: shutting down
+            task = asyncio.get_running_loop().create_task(release())
+            self._releases.add(task)
+            task.add_done_callback(self._releases.discard)
+
+    async def _beat_loop(self) -> None:
+        """The heartbeat; and the clocks of games held here whose holder died are taken over
+        without a credit (this worker served them all along)."""
+        while True:
+            try:
+                await asyncio.to_thread(clockstore.beat, self.store, self.worker, now())
+                timed = [gid for gid, s in self.hubs.items()
+                         if s.value.clock is not None and not s.value.over]
+                await asyncio.to_thread(clockstore.take_over, self.store, self.worker, timed, now(),
+                                        self.stale_after)
+            except Exception:  # the database is away: the next beat tries again
+                log.warning("the heartbeat could not be stored")
+            await asyncio.sleep(self.settings.heartbeat_s)
+
     async def close(self) -> None:
         """Stop the version check, the Redis connections and the bot loops (shutdown)."""
+        if self._beat_task is not None:
+            self._beat_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._beat_task
+            # A last beat: the games held here are credited the downtime from now on by
+            # whoever loads them next.
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(clockstore.beat, self.store, self.worker, now(), False)
         if self._heal_task is not None:
             self._heal_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
