@@ -545,7 +545,7 @@ def test_a_seat_handed_to_a_bot_elsewhere_refuses_its_human_step_without_a_read(
                 da.hello(tok)
                 # The join's own announcement comes back once; then nothing is pending.
                 deadline = time.monotonic() + 10
-                while ha._may_be_behind():
+                while ha.follower.may_be_behind():
                     assert time.monotonic() < deadline, "still reading before every action"
                     time.sleep(0.02)
                 registry(a).broker.on_notice = lambda game, version: None  # type: ignore[union-attr]

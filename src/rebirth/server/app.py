@@ -20,6 +20,7 @@ from rebirth.engine.messages import text
 from rebirth.server.api import analysis, calc, data, health, lobby, openapi, play, rematch
 from rebirth.server.api import clocks as clockapi
 from rebirth.server.api import notify as notify_api
+from rebirth.server.api import pages as static
 from rebirth.server.api import tables as table
 from rebirth.server.errors import ApiError, error_response, texts
 from rebirth.server.metrics import Metrics
@@ -27,7 +28,6 @@ from rebirth.server.notifications import notifier as notify
 from rebirth.server.operations.caps import Caps
 from rebirth.server.operations.guard import CLIENT_CLOSED, CLIENT_GONE, Guard
 from rebirth.server.operations.throttle import RateLimit, Throttle
-from rebirth.server.pages import static
 from rebirth.server.persistence.store import Store
 from rebirth.server.play.lifecycle import Lifecycle
 from rebirth.server.play.registry import GameFactory, Registry, SeedFactory, log

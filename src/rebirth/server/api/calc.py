@@ -19,10 +19,10 @@ from rebirth.engine.board import MapError
 from rebirth.engine.position import PositionError
 from rebirth.engine.records import RecordError
 from rebirth.server.api import answers as a
-from rebirth.server.api.data import require_board
 from rebirth.server.api.deps import SettingsDep
+from rebirth.server.api.pages import page
 from rebirth.server.errors import ApiError
-from rebirth.server.pages.static import page
+from rebirth.server.pages.data import require_board
 
 router = APIRouter(tags=["calculator"])
 

@@ -6,41 +6,18 @@ against the list of shipped files), never a path.
 
 from __future__ import annotations
 
-import json
-from importlib import resources
 from typing import Any
 
 from fastapi import APIRouter
 
-from rebirth.app.match import HUMAN
 from rebirth.engine.game import IRELAND_VARIANTS, SCOTLAND_VARIANTS, VARIANTS
 from rebirth.server.api import answers as a
 from rebirth.server.errors import LANGS, ApiError, texts
+from rebirth.server.pages.data import KINDS, data_json, data_names, require_board
 from rebirth.server.pages.facts import board_facts
 
 router = APIRouter(prefix="/api", tags=["data"])
 
-KINDS = (HUMAN, "easy", "normal", "hard", "expert")
-"""The seat kinds a new game may have."""
-
-
-def data_names(folder: str) -> list[str]:
-    """The names of the JSON files shipped in ``rebirth/data/<folder>``."""
-    base = resources.files("rebirth") / "data" / folder
-    return sorted(p.name[:-5] for p in base.iterdir() if p.name.endswith(".json"))
-
-
-def data_json(folder: str, name: str) -> Any:
-    """One shipped JSON file (``name`` must come from :func:`data_names`)."""
-    return json.loads((resources.files("rebirth") / "data" / folder / f"{name}.json").read_text("utf-8"))
-
-
-def require_board(board: Any, status: int = 400, code: str = "bad_board") -> str:
-    """``board`` when it names a shipped map; otherwise an :class:`ApiError` (no file is opened)."""
-    if not isinstance(board, str) or board not in data_names("maps"):
-        shown = board if isinstance(board, str) else str(board)
-        raise ApiError(status, code, texts("server.unknown_board", board=repr(shown[:40])))
-    return board
 
 
 @router.get("/boards/{board}", response_model=a.BoardData)

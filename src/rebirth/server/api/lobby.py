@@ -17,7 +17,6 @@ from rebirth.engine.board import MapError
 from rebirth.engine.game import SetupError
 from rebirth.engine.messages import UserError
 from rebirth.server.api import answers as a
-from rebirth.server.api.data import require_board
 from rebirth.server.api.deps import BearerToken, RegistryDep, SettingsDep
 from rebirth.server.clocks.changes import ClockBody, spec_of
 from rebirth.server.errors import ApiError, texts
@@ -25,6 +24,7 @@ from rebirth.server.notifications.notifier import NotifySpec, checked, forget, s
 from rebirth.server.operations.addresses import base_url, is_loopback_host
 from rebirth.server.operations.caps import Caps
 from rebirth.server.operations.throttle import client_address
+from rebirth.server.pages.data import require_board
 from rebirth.server.persistence import chat as chat_store
 from rebirth.server.persistence.store import TokenRow
 from rebirth.server.play import invites

@@ -17,10 +17,10 @@ from rebirth.engine.board import MapError
 from rebirth.engine.game import SetupError
 from rebirth.engine.messages import UserError
 from rebirth.server.api import answers as a
-from rebirth.server.api.data import require_board
 from rebirth.server.api.deps import BearerToken, SettingsDep, TablesDep
+from rebirth.server.api.pages import page
 from rebirth.server.errors import ApiError, texts
-from rebirth.server.pages.static import page
+from rebirth.server.pages.data import require_board
 from rebirth.server.persistence.store import TableRow
 from rebirth.server.tables.authority import (
     COLOURS,

@@ -33,6 +33,10 @@ class LiveGame:
         return self.match.version
 
     @property
+    def lang(self) -> str:
+        return self.row.lang
+
+    @property
     def kinds(self) -> list[str]:
         return [s.kind for s in self.match.seats]
 

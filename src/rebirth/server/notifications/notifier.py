@@ -120,7 +120,7 @@ def turn_key(m: Match) -> tuple[int, int] | None:
 
 def board_name(board: str) -> dict[str, str]:
     """The board's name in every language (the map file's), or its id."""
-    from rebirth.server.api.data import data_json  # the shipped maps
+    from rebirth.server.pages.data import data_json  # the shipped maps
 
     try:
         name = data_json("maps", board).get("name")

@@ -1,1 +1,1 @@
-"""The pages and the board facts they are served."""
+"""What the pages are served besides the routes: the board facts and the shipped data files."""

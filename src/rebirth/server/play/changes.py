@@ -8,12 +8,28 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
+from rebirth.app.match import NotYourTurnError, StaleVersionError
+from rebirth.engine.actions import ActionError
 from rebirth.engine.replay import ReplayError
 from rebirth.server.authority.live import LiveGame, log_entries
 from rebirth.server.authority.ports import GamePort
 from rebirth.server.clocks.changes import turned, with_kind
 from rebirth.server.persistence import clocks as clockstore
 from rebirth.server.persistence.store import Step
+
+
+class ServerError(Exception):
+    """A change could not be stored: nothing changed (the proposal was dropped)."""
+
+
+def action_code(exc: ActionError) -> str:
+    """The protocol's error code of a refused action."""
+    if isinstance(exc, StaleVersionError):
+        return "stale_version"
+    if isinstance(exc, NotYourTurnError):
+        return "not_your_turn"
+    return "illegal"
+
 
 
 @dataclass

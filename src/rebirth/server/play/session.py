@@ -24,16 +24,16 @@ from rebirth.app.match import HUMAN, Match, NotYourTurnError, StaleVersionError
 from rebirth.engine.actions import ActionError
 from rebirth.engine.determinize import preview
 from rebirth.engine.game import Game
-from rebirth.server.authority.kernel import Authority, Change, Committed, Replace, Unchanged
+from rebirth.server.authority.kernel import Authority, Change, Committed, Unchanged
 from rebirth.server.authority.live import LiveGame
 from rebirth.server.authority.ports import HostPort
 from rebirth.server.clocks.changes import HANDOVER_BOT, ClockMove, TimeOut, now
 from rebirth.server.clocks.timer import ClockTimer
 from rebirth.server.errors import ApiError
-from rebirth.server.persistence import clocks as clockstore
 from rebirth.server.persistence.store import GameRow, StaleWrite, TokenRow, TurnNotice
 from rebirth.server.play.bots import BotDriver
-from rebirth.server.play.changes import Follow, SeatChange, StepChange
+from rebirth.server.play.changes import SeatChange, ServerError, StepChange, action_code
+from rebirth.server.play.follow import Follower
 from rebirth.server.realtime.protocol import PreviewFrame, error_frame
 from rebirth.server.realtime.room import Conn, Room, Seen
 from rebirth.server.social.social import Social
@@ -42,19 +42,6 @@ if TYPE_CHECKING:
     pass
 
 log = logging.getLogger("rebirth.server")
-
-
-class ServerError(Exception):
-    """A change could not be stored: nothing changed (the proposal was dropped)."""
-
-
-def action_code(exc: ActionError) -> str:
-    """The protocol's error code of a refused action."""
-    if isinstance(exc, StaleVersionError):
-        return "stale_version"
-    if isinstance(exc, NotYourTurnError):
-        return "not_your_turn"
-    return "illegal"
 
 
 class Host(HostPort, Protocol):
@@ -82,22 +69,15 @@ class Session:
         self.lock = self.authority.lock
         self.room = Room(game.players, host.metrics.frames_serialised)
         self.offline_since = [time.monotonic()] * game.players
-        self.remote_online: set[int] = set()
-        """Seats with a device on another worker (several workers)."""
         self.notified: tuple[TurnNotice, int] | None = None
         """The turn notification the last step enqueued with it, and the outbox rows that were new."""
         self.clock = ClockTimer(self._time_out)
         self.bots = BotDriver(self)
         self.social = Social(self)
-        self._own: set[int] = set()
-        """Versions this worker published itself (their echo needs no catch-up)."""
-        self._follow_task: asyncio.Task[None] | None = None
-        self._again = self._recheck = False
-        broker = host.broker
-        self._reconnects_seen = broker.reconnects if broker is not None and broker.connected else -1
+        self.follower = Follower(self)
         a = self.authority
         a.listen(self._deliver)
-        a.listen(self._announce_own)
+        a.listen(self.follower.published)
         a.listen(self.clock.committed)
         a.listen(self._hooks)
         a.listen(lambda e: self.bots.kick())
@@ -186,14 +166,6 @@ class Session:
         if after.kinds != before.kinds:
             await self.room.presence(seen)
 
-    def _announce_own(self, e: Committed[LiveGame]) -> None:
-        broker = self.host.broker
-        if broker is None or e.kind == "follow":
-            return
-        self._own.add(e.after.version)
-        # Not awaited: the change is stored; the notice goes out with this turn's others.
-        broker.publish_soon(self.id, e.after.version)
-
     def _hooks(self, e: Committed[LiveGame]) -> None:
         if e.kind in ("human", "bot"):
             self.host.committed(self)
@@ -273,7 +245,7 @@ class Session:
         """A human action: proposed, committed, then delivered to every connection."""
         start = time.perf_counter()
         async with self.lock:
-            if self._may_be_behind():
+            if self.follower.may_be_behind():
                 await self.catch_up()  # another worker moved on: this connection learns it first
             try:
                 await self.commit(StepChange(self, self.acting_seat(c, seat), action, version))
@@ -337,132 +309,31 @@ class Session:
 
     # ------------------------------------------------------------------ several workers
 
-    def _may_be_behind(self) -> bool:
-        """Several workers: must the game be read back before a human step? Not while the
-        Redis subscription has been up since this game last caught up and no notice waits:
-        every other worker's step would have been announced. A notice in flight costs at most
-        a stale answer: the step's write is conditional (:meth:`Store.append`)."""
-        broker = self.host.broker
-        if broker is None:
-            return False
-        if not broker.connected or broker.reconnects != self._reconnects_seen:
-            return True
-        task = self._follow_task
-        return task is not None and not task.done()
-
     async def catch_up(self, strict: bool = True) -> bool:
-        """Before a step or a sync: :meth:`read_back`."""
-        return await self.read_back(strict)
+        """Before a step or a sync: read back what other workers stored (server/play/follow.py)."""
+        return await self.follower.read_back(strict)
 
     async def read_back(self, strict: bool = True) -> bool:
-        """Read what other workers stored after our version and commit it as a :class:`Follow`
-        (every connection then gets it, by version); True when something changed. The database
-        away: ``strict`` raises :class:`ServerError` (no step on a state that may be old), else
-        the local state is kept. Hold :attr:`lock`."""
-        broker = self.host.broker
-        reconnects = broker.reconnects if broker is not None else 0
-        store = self.host.store
-        try:
-            version, kinds, steps = await asyncio.to_thread(store.catch_up, self.id, self.committed)
-            clock = await asyncio.to_thread(clockstore.load_with_kinds, store, self.id) \
-                if self.value.clock is not None else None
-        except Exception as exc:
-            log.warning("game %s: catching up failed: %s", self.id, exc)
-            if strict:
-                raise ServerError from exc
-            return False
-        self._reconnects_seen = reconnects
-        try:
-            if version > self.committed + len(steps):
-                raise ValueError(f"game {self.id}: the log ends at {self.committed + len(steps)}, "
-                                 f"the game is at {version}")
-            await self.authority.commit(Follow(steps, kinds, clock))
-        except Unchanged:
-            return False
-        except ValueError:
-            log.exception("game %s: the log does not continue this match; rebuilding", self.id)
-            await self.authority.commit(Replace(await self.reload()))
-        return True
-
-    async def reload(self) -> LiveGame:
-        """The game read whole from the store (its row, clock and log)."""
-        store = self.host.store
-        row = await asyncio.to_thread(store.game, self.id) or self.row
-        match = await asyncio.to_thread(self.host.load_match, row)
-        clock = await asyncio.to_thread(clockstore.load, store, self.id)
-        return LiveGame(match, row, *(clock or (None, 0)))
+        return await self.follower.read_back(strict)
 
     def notice(self, version: int) -> None:
-        """Redis said the game is at ``version``: catch up (coalesced: one follower task, run
-        again while notices keep coming)."""
-        if version in self._own:
-            self._own = {v for v in self._own if v > version}
-            return
-        if version < self.committed:
-            return
-        if self.host.is_idle(self):
-            # Nobody here follows the game: it leaves memory instead of reading every step back.
-            self.host.drop(self.id)
-            return
-        if version == self.committed:
-            self._recheck = True  # no new step: an announcement (a seat handed over, a revoked link)
-        if self._follow_task is not None and not self._follow_task.done():
-            self._again = True
-            return
-        self._follow_task = asyncio.get_running_loop().create_task(self._follow())
-
-    async def _follow(self) -> None:
-        while True:
-            self._again = False
-            try:
-                async with self.lock:
-                    await self.catch_up()
-                    if self._recheck:
-                        self._recheck = False
-                        await self._drop_revoked()
-                        await self.refresh_remote()
-            except Exception:  # the database is down: the next notice or version check retries
-                log.exception("game %s: catching up failed", self.id)
-                return
-            self.bots.kick()
-            if not self._again:
-                return
-
-    async def _drop_revoked(self) -> None:
-        """Close the local sockets whose token another worker revoked."""
-        hashes = [c.token_hash for c in self.room.conns if c.token_hash is not None]
-        if hashes:
-            gone = await asyncio.to_thread(self.host.store.revoked, hashes)
-            for c in await self.room.close_tokens(gone, error_frame("revoked", self.committed)):
-                self.room.drop(c)
-
-    async def presence_changed(self) -> None:
-        """A device came or went here: the marks, then a word to the other workers."""
-        broker = self.host.broker
-        if broker is not None:
-            seats = [s for s, on in enumerate(self.room.local_online()) if on]
-            await broker.mark_online(self.id, seats, self.host.presence_ttl)
-            await self.announce()
-
-    async def refresh_remote(self, remote: set[int] | None = None) -> None:
-        """Re-read (or take) which seats have a device on other workers; tell the local ones if
-        it changed."""
-        broker = self.host.broker
-        if broker is None:
-            return
-        if remote is None:
-            remote = await broker.online_elsewhere(self.id)
-        if remote is not None and remote != self.remote_online:
-            self.remote_online = remote
-            await self.room.presence(self.seen())
+        self.follower.notice(version)
 
     async def announce(self) -> None:
-        """Tell the other workers that something besides the version changed: they re-read the
-        game (the message itself names only the version)."""
-        broker = self.host.broker
-        if broker is not None:
-            await broker.publish(self.id, self.committed)
+        await self.follower.announce()
+
+    async def presence_changed(self) -> None:
+        await self.follower.presence_changed()
+
+    async def refresh_remote(self, remote: set[int] | None = None) -> None:
+        await self.follower.refresh_remote(remote)
+
+    @property
+    def remote_online(self) -> set[int]:
+        return self.follower.remote_online
 
 
 Hub = Session
 """The name the rest of the server knew it by."""
+
+__all__ = ["Host", "Hub", "ServerError", "Session", "action_code"]

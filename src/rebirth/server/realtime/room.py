@@ -14,12 +14,12 @@ import contextlib
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 from fastapi import WebSocket
 from prometheus_client import Counter
 
-from rebirth.server.authority.live import LiveGame
+from rebirth.app.match import Match
 from rebirth.server.realtime import protocol
 from rebirth.server.realtime.protocol import ClockFrame, ErrorFrame, Outbound, Presence, Sync
 
@@ -80,6 +80,20 @@ class FrameCache:
         return out
 
 
+class Snapshot(Protocol):
+    """What the room's frames are made of: a committed game (server/authority/live.py's
+    ``Snapshot`` is one; the room does not import it, the authority lies above)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def match(self) -> Match: ...
+    @property
+    def kinds(self) -> list[str]: ...
+    @property
+    def lang(self) -> str: ...
+
+
 @dataclass
 class Seen:
     """What the frames of one moment carry besides the view: presence and the clock."""
@@ -111,7 +125,7 @@ class Room:
         return sum(1 for c in self.conns if c.role is not None and (role is None or c.role == role))
 
     @staticmethod
-    def sync(game: LiveGame, c: Conn, since: int, seen: Seen) -> Sync:
+    def sync(game: Snapshot, c: Conn, since: int, seen: Seen) -> Sync:
         """The ``sync`` for ``c`` (its seat's whole view and the steps after ``since``); the
         connection counts as having the current version."""
         m = game.match
@@ -122,9 +136,9 @@ class Room:
             seats = [c.seat] if c.role == "seat" and c.seat is not None else []
         view, events = protocol.seat_part(m, c.seat, since)
         return Sync(game.id, c.seat, seats, c.role, m.version, view, events, m.names, game.kinds,
-                    seen.online, game.row.lang, seen.clock, seen.handover_at)
+                    seen.online, game.lang, seen.clock, seen.handover_at)
 
-    async def deliver(self, game: LiveGame, seen: Seen) -> None:
+    async def deliver(self, game: Snapshot, seen: Seen) -> None:
         """Every connection gets the versions after the last it was sent, as its seat may see
         them (nothing when it has them all)."""
         m = game.match
@@ -154,7 +168,7 @@ class Room:
     async def presence(self, seen: Seen) -> None:
         await self.to_all(Presence(seen.online, seen.handover_at))
 
-    async def clock(self, game: LiveGame, seen: Seen) -> None:
+    async def clock(self, game: Snapshot, seen: Seen) -> None:
         """The clock (and the seats' kinds) to every connection; a table's with its seats."""
         frame = ClockFrame(seen.clock, game.kinds, seen.handover_at)
         text = protocol.encode(frame)
