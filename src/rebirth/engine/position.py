@@ -574,15 +574,16 @@ def _check_derived(st: State, pos: Position) -> None:
     occ = st.occupancy.owner
     near_c, farms = st.castles.adjacent, st.castles.adjacent_farms
     for c in b.castles:
-        k = c.index * n
         hol = st.castles.holder[c.index]
+        contenders = st.castle_contenders(c.index)
+        if hol in contenders or (hol < 0 and not contenders):
+            continue
+        # Refused: the message names the count that rules the holder out.
+        k = c.index * n
         where = _struct_name(c)
         near = [q for q in range(n) if near_c[k + q]]
         if hol < 0:
-            if near:
-                raise PositionError(
-                    "error.seat_has_tile_next_so", near=near[0], where=where)
-            continue
+            raise PositionError("error.seat_has_tile_next_so", near=near[0], where=where)
         if not near_c[k + hol]:
             raise PositionError("error.seat_holds_without_tile_next", hol=hol, where=where)
         for q in near:
@@ -595,11 +596,9 @@ def _check_derived(st: State, pos: Position) -> None:
     given = dict(pos.district_last)
     for d in b.districts:
         labels = ", ".join(b.spaces[h].label for h in d.spaces)
-        present = [q for q in range(n) if st.districts.influence[d.index * n + q]]
-        if d.id in given and given[d.id] not in present:
+        if d.id in given and given[d.id] not in st.district_seats(d.index):
             raise PositionError("error.district_hexes_seat_has_no", id=d.id, labels=labels, given=given[d.id])
-        vals = [st.districts.influence[d.index * n + q] for q in present]
-        if d.id not in given and len(set(vals)) < len(vals):
+        if d.id not in given and st.last_placer_matters(d.index):
             raise PositionError("error.district_hexes_tie_influence_depends", id=d.id, labels=labels)
     for structs, given_map, rule in ((b.cathedrals, dict(pos.cathedrals), "K-1"),
                                      (b.towers, dict(pos.tower_visits), "I-6")):
@@ -625,6 +624,24 @@ def _check_derived(st: State, pos: Position) -> None:
 
 
 # ------------------------------------------------------- state from position
+
+
+def tiles_state(game: Game, pos: Position) -> State:
+    """A state holding the tiles of ``pos`` and nothing else, every table derived from them
+    (:meth:`State.from_facts`): what the tiles alone decide, as the engine answers it —
+    cathedral pieces and tower visits (``visited``, K-1/I-6), who may hold each castle
+    (:meth:`State.castle_contenders`, C-1…C-3), district influence and whether a tie there
+    depends on the last placer (:meth:`State.last_placer_matters`, T-4/T-7, variant-aware).
+    Not validated: tiles on no hex of the board or of no seat of the game are left out, for
+    :meth:`Position.validate` to name; castle holders, last placers, cards and scores are not
+    read (a contradiction among them is validation's too)."""
+    b = game.board
+    n = game.players
+    tiles = tuple(t for t in pos.tiles
+                  if t.hex.strip().upper() in b.by_label
+                  and (t.seat is None or (0 <= t.seat < n and t.tile in TILE_CODES)))
+    return State.from_facts(game, Position(board=pos.board, players=n, variants=pos.variants,
+                                           tiles=tiles))
 
 
 def _bare_state(game: Game, pos: Position) -> State:
@@ -752,6 +769,8 @@ class DistrictStanding:
     last_placer: int
     """The seat that placed last there (-1: none); it loses ties, or wins them with a variant."""
     tied: bool
+    last_matters: bool
+    """Whether the standing depends on the last placer (:meth:`State.last_placer_matters`)."""
     points: tuple[int, ...]
     """Complete: what it paid at completion. Incomplete: what it would pay at game end (T-7)."""
     events: tuple[Event, ...]
@@ -780,7 +799,7 @@ def settlement_standings(game: Game, position: Position, *,
         out.append(DistrictStanding(
             district=d.id, hexes=tuple(b.spaces[h].label for h in d.spaces), complete=complete,
             influence=infl, order=tuple(present), last_placer=base.districts.last_placer[d.index],
-            tied=len(set(vals)) < len(vals),
+            tied=len(set(vals)) < len(vals), last_matters=base.last_placer_matters(d.index),
             points=points,
             events=tuple(events)))
     return tuple(out)

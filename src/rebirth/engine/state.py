@@ -867,6 +867,43 @@ class State:
                               final=self.districts.filled[d] < len(dist.spaces))
         return tuple(c.score[q] - self.score[q] for q in range(self.n)), events
 
+    def castle_contenders(self, c: int) -> list[int]:
+        """The seats that may hold castle ``c`` by the tiles next to it (C-1…C-3): those with
+        a tile next to it that have the most adjacent spaces and, of these, the most adjacent
+        farms. None: nobody holds it (C-1); one: that seat holds it; several: a full tie.
+
+        A placer takes a castle only when at least level with its holder (more spaces, C-2;
+        as many and more farms, C-3; a full tie only with ``castle_tie_to_active``), so the
+        holder is one of these seats under either rule; in a full tie the variant decides
+        which by the order of play (the first to get level keeps it, or the last to get
+        level takes it), which a board without its history does not show."""
+        n = self.n
+        k = c * n
+        adj = self.castles.adjacent
+        farms = self.castles.adjacent_farms
+        best = max((adj[k + q], farms[k + q]) for q in range(n))
+        return [q for q in range(n) if adj[k + q] and (adj[k + q], farms[k + q]) == best]
+
+    def district_seats(self, d: int) -> list[int]:
+        """The seats with influence in district ``d`` (T-1), in seat order."""
+        n = self.n
+        infl = self.districts.influence
+        return [q for q in range(n) if infl[d * n + q] > 0]
+
+    def last_placer_matters(self, d: int) -> bool:
+        """Whether district ``d``'s standing depends on who placed there last (T-4, T-7): two
+        seats there have the same influence, and no variant makes the order irrelevant. With
+        ``incomplete_as_small`` an incomplete district pays each seat its own influence at the
+        end (T-7) and the next settlement there makes its placer the last one, so a tie in it
+        depends on nothing; a complete district was ranked by its completer (T-4) either way."""
+        n = self.n
+        infl = self.districts.influence
+        vals = [infl[d * n + q] for q in self.district_seats(d)]
+        if len(set(vals)) == len(vals):
+            return False
+        incomplete = self.districts.filled[d] < len(self.board.districts[d].spaces)
+        return not (incomplete and "incomplete_as_small" in self.game.variants)
+
     def start_play(self, to_move: int) -> None:
         """Begin play here with ``to_move`` to act: every seat draws its tile (P-6), then the
         turn starts as usual (P-7 discards, or the end of the game when no tile is left)."""
