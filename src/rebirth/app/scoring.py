@@ -190,13 +190,13 @@ def _seats(mask: int, n: int) -> tuple[int, ...]:
 
 
 def complete(game: Game, pos: Position, *, refresh: bool = False) -> tuple[Position, list[dict[str, Any]]]:
-    """See :func:`_complete` (which also hands back the state it built, if any)."""
+    """See :func:`_complete` (which also hands back the state it built)."""
     out, choices, _ = _complete(game, pos, refresh=refresh)
     return out, choices
 
 
 def _complete(game: Game, pos: Position, *,
-              refresh: bool = False) -> tuple[Position, list[dict[str, Any]], State | None]:
+              refresh: bool = False) -> tuple[Position, list[dict[str, Any]], State]:
     """Fill in what the tiles decide and the position leaves out: cathedral pieces and tower
     visits (exactly the seats next to them, K-1/I-6), the holder of a castle whose majority or
     farm tiebreak decides it (C-1…C-3), and the public missions met (I-10). What the position
@@ -251,27 +251,28 @@ def _complete(game: Game, pos: Position, *,
     out = replace(pos, cathedrals=tuple((k, v) for k, v in cath.items() if v),
                   tower_visits=tuple((k, v) for k, v in visits.items() if v),
                   castles=tuple(held.items()), district_last=tuple(last.items()))
-    out, st = _fulfilled(game, out, refresh=refresh)
+    out = _fulfilled(game, out, tiles, refresh=refresh)
     if asks:
         a = asks[0]
         what = (msg("score.ask.castle", id=a["id"], hex=a["hex"]) if a["kind"] == "castle"
                 else msg("score.ask.district", id=a["id"]))
         raise CalcAsk("score.ask", asks, what=what, seats=str(a["seats"]))
-    return out, choices, st
+    return out, choices, tiles
 
 
-def _fulfilled(game: Game, pos: Position, *, refresh: bool = False) -> tuple[Position, State | None]:
+def _fulfilled(game: Game, pos: Position, st: State, *, refresh: bool = False) -> Position:
     """Ireland: every seat that meets a public mission on display has fulfilled it (I-10); a
     castle mission listed as fulfilled stays so (castles can be lost again). A mission the
-    position lists is kept as given (validation checks it) unless ``refresh``. Also returns
-    the (not validated) state it built to find out, for the caller to reuse."""
+    position lists is kept as given (validation checks it) unless ``refresh``. ``st``: the
+    state of the position's tiles (:func:`tiles_state`), into which the position is loaded
+    to find out (not validated: the caller loads and validates it again)."""
     by_id = {c.id: i for i, c in enumerate(game.cards)}
     if not game.board.is_ireland or not pos.display or any(m not in by_id for m in pos.display):
-        return pos, None
+        return pos
     try:
-        st = State.from_facts(game, replace(pos, fulfilled=()))
+        st.load_facts(replace(pos, fulfilled=()))
     except (PositionError, ValueError, KeyError, IndexError):
-        return pos, None  # validate names what is wrong
+        return pos  # validate names what is wrong
     given = dict(pos.fulfilled)
     ful = []
     for mid in pos.display:
@@ -285,7 +286,7 @@ def _fulfilled(game: Game, pos: Position, *, refresh: bool = False) -> tuple[Pos
         seats = sorted({q for q in range(st.n) if st.meets_mission(m, q)} | keep)
         if seats:
             ful.append((mid, tuple(seats)))
-    return replace(pos, fulfilled=tuple(ful)), st
+    return replace(pos, fulfilled=tuple(ful))
 
 
 def _regions(st: State, lang: str) -> list[dict[str, Any]]:

@@ -627,21 +627,32 @@ def _check_derived(st: State, pos: Position) -> None:
 
 
 def tiles_state(game: Game, pos: Position) -> State:
-    """A state holding the tiles of ``pos`` and nothing else, every table derived from them
+    """A state holding the tiles of ``pos``, every table derived from them
     (:meth:`State.from_facts`): what the tiles alone decide, as the engine answers it —
     cathedral pieces and tower visits (``visited``, K-1/I-6), who may hold each castle
     (:meth:`State.castle_contenders`, C-1…C-3), district influence and whether a tie there
     depends on the last placer (:meth:`State.last_placer_matters`, T-4/T-7, variant-aware).
+
     Not validated: tiles on no hex of the board or of no seat of the game are left out, for
-    :meth:`Position.validate` to name; castle holders, last placers, cards and scores are not
-    read (a contradiction among them is validation's too)."""
+    :meth:`Position.validate` to name; castle holders, last placers, fulfilments, marks and
+    scores are not read. The position's cards (display, tower tokens, secrets, deck count)
+    make the deck when they name cards of the game, so that the caller may load the whole
+    position into this state later (``checked_state(into=...)``: one state per request)."""
     b = game.board
     n = game.players
     tiles = tuple(t for t in pos.tiles
                   if t.hex.strip().upper() in b.by_label
                   and (t.seat is None or (0 <= t.seat < n and t.tile in TILE_CODES)))
-    return State.from_facts(game, Position(board=pos.board, players=n, variants=pos.variants,
-                                           tiles=tiles))
+    bare = Position(board=pos.board, players=n, variants=pos.variants, tiles=tiles)
+    cards = {c.id for c in game.cards}
+    tokens = {t.id for t in game.tokens}
+    towers = {t.id for t in b.towers}
+    if (set(pos.display) <= cards and {c for s in pos.secrets or () for c in s} <= cards
+            and {k for k, _ in pos.tower_tokens} == (towers if pos.tower_tokens else set())
+            and {v for _, v in pos.tower_tokens} <= tokens):
+        bare = replace(bare, display=pos.display, tower_tokens=pos.tower_tokens,
+                       deck_count=pos.deck_count, secrets=pos.secrets)
+    return State.from_facts(game, bare)
 
 
 def _bare_state(game: Game, pos: Position) -> State:

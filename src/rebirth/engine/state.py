@@ -916,7 +916,7 @@ class State:
         b = self.board
         if self.phase == PHASE_MARK:
             return msg("error.x2_marker_must_go_public")
-        if aid >= len(b.spaces):
+        if not self.game.codec.is_place(aid):
             return msg("error.you_must_place_tile_now")
         s = b.spaces[aid]
         t = self.tile_to_place
@@ -937,7 +937,7 @@ class State:
             self._resolve_extra(p, aid)
             return
         if self.phase == PHASE_MARK:
-            m = aid - len(self.board.spaces)
+            m = self.game.codec.card_of(aid)
             self.cards.marks[p].append(m)
             self.pending_double -= 1
             self.history.append((p, aid))
