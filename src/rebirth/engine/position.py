@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from rebirth.engine.board import SETTLEMENT, SPACE_KINDS, Board, Structure
+from rebirth.engine.config import DISPLAY_SIZE
 from rebirth.engine.events import Event
 from rebirth.engine.messages import UserError, msg
 from rebirth.engine.state import (
@@ -36,7 +37,7 @@ from rebirth.engine.state import (
 from rebirth.engine.tiles import NEUTRAL, TILE_CODES, starting_tiles, tile_code
 
 if TYPE_CHECKING:
-    from rebirth.engine.game import Game
+    from rebirth.engine.state import Game
     from rebirth.engine.views import View
 
 FORMAT = "rebirth-position"
@@ -502,8 +503,6 @@ def _check(game: Game, pos: Position) -> None:
         known([t.id for t in game.tokens], msg("error.tower_token"),
               tuple(v for _, v in pos.tower_tokens))
         known(card_ids, msg("error.mission"), pos.display)
-        from rebirth.engine.game import DISPLAY_SIZE  # local: game imports this module
-
         if len(pos.display) != DISPLAY_SIZE:
             raise PositionError("error.position.display_size", size=DISPLAY_SIZE, n=len(pos.display))
     elif pos.tower_tokens or pos.display or any(pos.marks) or pos.fulfilled:
