@@ -112,6 +112,11 @@ class ActionCodec:
     # -------------------------------------------------------------- chance outcomes
 
     @staticmethod
+    def is_chance(outcome: int) -> bool:
+        """True for a chance outcome (``0 .. NUM_CHANCE_OUTCOMES-1``: a tile kind)."""
+        return 0 <= outcome < NUM_CHANCE_OUTCOMES
+
+    @staticmethod
     def decode_chance(outcome: int) -> Reveal:
         """The chance outcome ``outcome`` as an action value."""
         return Reveal(tile_code(outcome))

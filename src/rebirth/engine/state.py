@@ -800,7 +800,7 @@ class State:
         if self.phase != PHASE_CHANCE:
             raise IllegalActionError("error.no_chance_outcome_pending")
         if outcome not in self.face_down(self.cur):
-            code = tile_code(outcome) if 0 <= outcome < 6 else str(outcome)
+            code = tile_code(outcome) if ActionCodec.is_chance(outcome) else str(outcome)
             raise IllegalActionError(
                 "error.not_among_face_down_set", code=code)
         with self.recording() as events:
