@@ -1,4 +1,5 @@
-"""The game state: position, legal actions, apply, clone, scoring (RULES.md P-, F-, T-, C-, K-, I-, E-).
+"""The game state: position, legal actions, apply, clone, scoring (RULES.md P-, F-, T-, C-, K-, I-, E-);
+and the :class:`Game` that makes states (at the end of the module: each type names the other).
 
 One code path serves both the explaining mode (``apply``: checks legality and
 returns events) and the fast mode (``apply_id``: no checks, no events), so the
@@ -18,7 +19,9 @@ up to date move by move).
 The narrow API the other modules use instead of the tables' insides:
 :meth:`State.score_placement` ("what would this placement score"), :meth:`State.end_now`
 ("if the game ended now"), :meth:`State.district_payout`, :meth:`State.meets_mission`,
-:meth:`State.is_castle_mission`, :meth:`State.start_play`, :meth:`State.from_facts`.
+:meth:`State.is_castle_mission`, :meth:`State.start_play`, :meth:`State.from_facts`, and what
+the tiles alone decide: :meth:`State.castle_contenders` (who may hold a castle),
+:meth:`State.district_seats` and :meth:`State.last_placer_matters` (a district's tie).
 Only the engine's core (this module, ``tables``, ``table`` (table mode, a subclass),
 ``infoset`` and ``determinize``, which fill a state's hidden part) writes the tables;
 ``tests/test_architecture.py`` checks every other module.
