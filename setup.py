@@ -32,6 +32,7 @@ SRC = HERE / "src"
 #   engine/formats.py   pydantic models: mypyc cannot compile BaseModel subclasses
 #                       (the generated C fails to build);
 #   engine/views.py     View.to_json reads self.__dict__, which a compiled dataclass lacks;
+#   engine/protocols.py typing protocols only (annotations: nothing runs there);
 #   engine/explain.py, engine/messages.py, engine/i18n.py, engine/records.py
 #                       texts, catalogs and records; their tests look into the modules
 #                       (inspect.isfunction, monkeypatching a module function) in ways that
@@ -40,6 +41,7 @@ COMPILED = [
     "rebirth/engine/actions.py",
     "rebirth/engine/board.py",
     "rebirth/engine/codec.py",
+    "rebirth/engine/config.py",
     "rebirth/engine/determinize.py",
     "rebirth/engine/events.py",
     "rebirth/engine/game.py",

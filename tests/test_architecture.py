@@ -271,3 +271,92 @@ def test_no_arrow_runs_up_the_house() -> None:
                     FLOOR[dp[1]] > FLOOR[parts[1]] or (parts[1] == "server" and dp[1] == "cli")):
                 up.append(f"{m} -> {d}")
     assert up == []
+
+
+def _every_import(source: str) -> set[str]:
+    """Every rebirth module ``source`` names in an import, wherever it stands: at load time,
+    under ``if TYPE_CHECKING:`` (annotations only) or inside a function."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("rebirth"):
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                out.add(sub if _module_path(sub) is not None else node.module)
+        elif isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name.startswith("rebirth"))
+    return out
+
+
+def _engine_graph() -> dict[str, set[str]]:
+    """The engine's modules and every engine module each imports (type-only imports too)."""
+    graph: dict[str, set[str]] = {}
+    for path in sorted((SRC / "engine").glob("*.py")):
+        name = "rebirth.engine" if path.stem == "__init__" else f"rebirth.engine.{path.stem}"
+        graph[name] = {m for m in _every_import(path.read_text(encoding="utf-8"))
+                       if m.startswith("rebirth.engine.") and m != name}
+    return graph
+
+
+def test_the_engine_has_no_circle_even_through_type_only_imports() -> None:
+    """Issue 24, item 6: no circle under ``engine/`` counting annotation-only and local imports
+    (``state ↔ game ↔ infoset ↔ position`` was one): shared types sit below both sides
+    (``engine/config.py``, ``engine/protocols.py``)."""
+    graph = _engine_graph()
+    assert len(graph) > 20 and graph["rebirth.engine.state"]
+    assert _circles(graph) == []
+
+
+@pytest.mark.parametrize(("module", "planted", "imported"), [
+    ("state", "if TYPE_CHECKING:\n    from rebirth.engine.position import Position\n", "position"),
+    ("infoset", "def _f() -> None:\n    from rebirth.engine.state import State\n", "state"),
+])
+def test_a_planted_type_only_circle_in_the_engine_is_found(module: str, planted: str,
+                                                           imported: str) -> None:
+    """The search above can fail: a real module with one type-only (or local) import planted
+    back up the engine makes a circle."""
+    graph = _engine_graph()
+    source = (SRC / "engine" / f"{module}.py").read_text(encoding="utf-8") + "\n\n" + planted
+    graph[f"rebirth.engine.{module}"] = {m for m in _every_import(source)
+                                         if m.startswith("rebirth.engine.")}
+    assert any({f"rebirth.engine.{module}", f"rebirth.engine.{imported}"} <= set(c)
+               for c in _circles(graph))
+
+
+ID_NAMES = frozenset({"aid", "outcome", "action_id"})
+"""The names the code gives an action id or a chance outcome."""
+
+
+def id_arithmetic(source: str, name: str = "<src>") -> list[str]:
+    """Arithmetic (``+ - * // %``) or an order comparison on an action id or outcome: the
+    numbering is the codec's alone (``engine/codec.py``: ``is_place``, ``card_of``, ``mark_id``,
+    ``split_chance``, ...), so nothing else computes with the numbers."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub | ast.Mult
+                                                      | ast.FloorDiv | ast.Mod):
+            operands = [node.left, node.right]
+        elif isinstance(node, ast.Compare) and any(isinstance(o, ast.Lt | ast.LtE | ast.Gt | ast.GtE)
+                                                   for o in node.ops):
+            operands = [node.left, *node.comparators]
+        else:
+            continue
+        if any(isinstance(o, ast.Name) and o.id in ID_NAMES for o in operands):
+            out.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
+    return out
+
+
+def test_action_ids_only_through_the_codec() -> None:
+    """Issue 24, item 6: no module but the codec computes with action ids (``state.py`` and
+    ``records.py`` compared and subtracted the number of spaces; ``table.py`` the tile kinds)."""
+    files = [p for p in sorted(SRC.rglob("*.py")) if p.relative_to(SRC).as_posix() != "engine/codec.py"]
+    found = [v for p in files for v in id_arithmetic(p.read_text(encoding="utf-8"),
+                                                      p.relative_to(SRC).as_posix())]
+    assert found == []
+
+
+def test_the_id_scan_finds_a_planted_computation() -> None:
+    """The scan above can fail: a copy of ``engine/records.py`` with main's own line planted."""
+    source = (SRC / "engine" / "records.py").read_text(encoding="utf-8")
+    assert id_arithmetic(source) == []
+    planted = source + "\n\ndef _planted(b, aid, outcome):\n    return aid < len(b.spaces), outcome - 6\n"
+    assert len(id_arithmetic(planted)) == 2

@@ -315,3 +315,60 @@ def test_heat_pays_a_castle_mission_once(api: TestClient) -> None:
     # Only a castle mission can be listed without being met now; any other is refused (I-10).
     r = api.post("/api/score", json={"position": _ireland(tiles, {"I01": [0]})})
     assert r.status_code == 400 and "I-10" in r.json()["error"]["message"]["en"], r.text
+
+
+def _scotland(tiles: list[dict[str, Any]], variants: list[str]) -> dict[str, Any]:
+    return {"format": "rebirth-position", "version": 1, "board": "scotland", "players": 3,
+            "variants": variants, "tiles": tiles}
+
+
+@pytest.mark.parametrize("variant", [False, True])
+def test_c3_castle_tie_follows_castle_tie_to_active(api: TestClient, variant: bool) -> None:
+    """C-3 with and without ``castle_tie_to_active``, through the calculator: Player 1 holds
+    Dunrobin with a food farm (J8); Player 2's food farm on I9 would make a full tie, which the
+    heat map scores as the engine plays it (the holder keeps it, or the placer takes it). On
+    the board after it, who holds the castle is history under either rule: both ask, for the
+    same two seats (the engine's ``castle_contenders``)."""
+    vs = ["castle_tie_to_active"] if variant else []
+    pos = _scotland([{"hex": "J8", "seat": 0, "tile": "F"}], vs)
+    r = api.post("/api/score", json={"position": pos, "seat": 1, "refresh": True})
+    assert r.status_code == 200, r.text
+    assert r.json()["position"]["castles"] == {"dunrobin": 0}
+    cell = next(c for c in r.json()["heat"]["cells"] if (c["hex"], c["tile"]) == ("I9", "F"))
+    c3 = [w for w in cell["why"] if w.startswith("[C-3]")]
+    assert len(c3) == 1, cell["why"]
+    assert ("takes it from" in c3[0]) is variant and ("keeps it" in c3[0]) is not variant, c3
+    after = _scotland([{"hex": "J8", "seat": 0, "tile": "F"}, {"hex": "I9", "seat": 1, "tile": "F"}], vs)
+    r = api.post("/api/score", json={"position": after, "refresh": True})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "ask", r.text
+    assert r.json()["error"]["details"]["ask"][0] == {
+        "kind": "castle", "id": "dunrobin", "hex": "I8", "seats": [0, 1],
+        "name": r.json()["error"]["details"]["ask"][0]["name"]}
+    # The page's answer (the placer took it) is then scored as given: C-5 pays Player 2.
+    r = api.post("/api/score", json={"position": {**after, "castles": {"dunrobin": 1}}})
+    assert r.status_code == 200 and r.json()["castles"][0]["holder"] == 1, r.text
+
+
+@pytest.mark.parametrize("variant", [False, True])
+def test_t7_incomplete_as_small_tie_needs_no_last_placer(api: TestClient, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str],
+                                                         variant: bool) -> None:
+    """T-7 with and without ``incomplete_as_small``: Players 1 and 2 tie on influence 2 in Perth
+    (I16, I17, J17; incomplete). Under the ranks (T-4/T-7) the last placer decides the tie and
+    the calculator asks; under the variant each seat would score its own influence and the
+    next settlement there makes its placer the last one, so nothing depends on it: no ask, and
+    ``rebirth score`` accepts the same position (one derivation, the engine's)."""
+    vs = ["incomplete_as_small"] if variant else []
+    pos = _scotland([{"hex": "I16", "seat": 0, "tile": "S2"}, {"hex": "I17", "seat": 1, "tile": "S2"}], vs)
+    r = api.post("/api/score", json={"position": pos, "refresh": True})
+    if not variant:
+        assert r.status_code == 400 and r.json()["error"]["code"] == "ask", r.text
+        assert r.json()["error"]["details"]["ask"][0]["id"] == "perth"
+        return
+    assert r.status_code == 200, r.text
+    got = r.json()
+    perth = next(d for d in got["settlements"] if d["district"] == "perth")
+    assert (perth["tied"], perth["last_matters"], perth["points"]) == (True, False, [2, 2, 0])
+    assert not got["choices"] and "perth" not in got["position"]["district_last"]
+    # The completed position (its cathedral piece, K-1) still names no last placer there.
+    assert cli_json(tmp_path, capsys, got["position"])["settlements"] == got["settlements"]

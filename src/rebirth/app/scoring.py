@@ -25,9 +25,10 @@ from rebirth.engine.position import (
     castle_control,
     end_scoring,
     settlement_standings,
+    tiles_state,
 )
 from rebirth.engine.records import RecordError, replay_game
-from rebirth.engine.state import State, uf_find
+from rebirth.engine.state import State
 from rebirth.engine.table import TableGame
 from rebirth.engine.tiles import TILE_CODES, starting_tiles, tile_code
 
@@ -144,7 +145,7 @@ def to_json(sc: Scored, lang: str) -> dict[str, Any]:
                   "influence": list(d.influence), "order": list(d.order),
                   "last_placer": d.last_placer, "tied": d.tied, "points": list(d.points),
                   # A tie is decided by the last placer: at completion (T-4), or at the end (T-7).
-                  "tie_rule": "T-4" if d.complete else "T-7", "last_matters": d.tied}
+                  "tie_rule": "T-4" if d.complete else "T-7", "last_matters": d.last_matters}
                  for d in settlement_standings(game, sc.position, state=chk)]
     missions = [{"seat": e.seat, "card": e.data.get("mission"), "fulfilled": e.data.get("fulfilled"),
                  "points": e.points, "rule": e.rule,
@@ -183,25 +184,19 @@ class CalcAsk(PositionError):
         self.asks = asks
 
 
-def _tile_seats(game: Game, pos: Position) -> dict[int, tuple[int, str]]:
-    """Space index → (seat, tile code) of the seats' tiles (unknown hexes are left to validate)."""
-    b = game.board
-    out: dict[int, tuple[int, str]] = {}
-    for t in pos.tiles:
-        h = b.by_label.get(t.hex.strip().upper())
-        if h is not None and t.seat is not None and t.tile is not None and 0 <= t.seat < game.players:
-            out[h] = (t.seat, t.tile)
-    return out
+def _seats(mask: int, n: int) -> tuple[int, ...]:
+    """The seats of a bit mask (cathedral pieces, tower visits)."""
+    return tuple(q for q in range(n) if mask >> q & 1)
 
 
 def complete(game: Game, pos: Position, *, refresh: bool = False) -> tuple[Position, list[dict[str, Any]]]:
-    """See :func:`_complete` (which also hands back the state it built, if any)."""
+    """See :func:`_complete` (which also hands back the state it built)."""
     out, choices, _ = _complete(game, pos, refresh=refresh)
     return out, choices
 
 
 def _complete(game: Game, pos: Position, *,
-              refresh: bool = False) -> tuple[Position, list[dict[str, Any]], State | None]:
+              refresh: bool = False) -> tuple[Position, list[dict[str, Any]], State]:
     """Fill in what the tiles decide and the position leaves out: cathedral pieces and tower
     visits (exactly the seats next to them, K-1/I-6), the holder of a castle whose majority or
     farm tiebreak decides it (C-1…C-3), and the public missions met (I-10). What the position
@@ -213,28 +208,21 @@ def _complete(game: Game, pos: Position, *,
     as a choice the page shows (``kind``, ``id``, ``seats``, ``chosen``)."""
     b = game.board
     n = game.players
-    occ = _tile_seats(game, pos)
+    # What the tiles decide is the engine's answer (the rules are not worked out here).
+    tiles = tiles_state(game, pos)
     cath = dict(pos.cathedrals)
     for c in b.cathedrals:
         if refresh or c.id not in cath:
-            cath[c.id] = tuple(sorted({occ[h][0] for h in c.spaces if h in occ}))
+            cath[c.id] = _seats(tiles.visited.cathedral_pieces[c.index], n)
     visits = dict(pos.tower_visits)
     for tw in b.towers:
         if refresh or tw.id not in visits:
-            visits[tw.id] = tuple(sorted({occ[h][0] for h in tw.spaces if h in occ}))
+            visits[tw.id] = _seats(tiles.visited.tower_visits[tw.index], n)
     held = dict(pos.castles)
     asks: list[dict[str, Any]] = []
     choices: list[dict[str, Any]] = []
     for c in b.castles:
-        adj = [0] * n
-        farms = [0] * n
-        for h in c.spaces:
-            if h in occ:
-                q, code = occ[h]
-                adj[q] += 1
-                farms[q] += code in ("E", "F")
-        best = max((adj[q], farms[q]) for q in range(n))
-        top = [q for q in range(n) if adj[q] and (adj[q], farms[q]) == best]
+        top = tiles.castle_contenders(c.index)
         if not refresh and c.id in held and (len(top) < 2 or held[c.id] not in top):
             continue  # given: validation checks it against the tiles (C-1…C-3)
         if not top:
@@ -250,15 +238,10 @@ def _complete(game: Game, pos: Position, *,
                             "name": dict(c.name), "chosen": held[c.id]})
     last = dict(pos.district_last)
     for d in b.districts:
-        infl = [0] * n
-        for h in d.spaces:
-            if h in occ and occ[h][1].startswith("S"):
-                infl[occ[h][0]] += int(occ[h][1][1:])
-        present = [q for q in range(n) if infl[q]]
+        present = tiles.district_seats(d.index)
         if refresh and last.get(d.id) not in present:
             last.pop(d.id, None)
-        vals = [infl[q] for q in present]
-        if len(set(vals)) < len(vals):
+        if tiles.last_placer_matters(d.index):
             entry = {"kind": "district", "id": d.id, "seats": present,
                      "hexes": [b.spaces[h].label for h in d.spaces]}
             if d.id in last:
@@ -268,27 +251,28 @@ def _complete(game: Game, pos: Position, *,
     out = replace(pos, cathedrals=tuple((k, v) for k, v in cath.items() if v),
                   tower_visits=tuple((k, v) for k, v in visits.items() if v),
                   castles=tuple(held.items()), district_last=tuple(last.items()))
-    out, st = _fulfilled(game, out, refresh=refresh)
+    out = _fulfilled(game, out, tiles, refresh=refresh)
     if asks:
         a = asks[0]
         what = (msg("score.ask.castle", id=a["id"], hex=a["hex"]) if a["kind"] == "castle"
                 else msg("score.ask.district", id=a["id"]))
         raise CalcAsk("score.ask", asks, what=what, seats=str(a["seats"]))
-    return out, choices, st
+    return out, choices, tiles
 
 
-def _fulfilled(game: Game, pos: Position, *, refresh: bool = False) -> tuple[Position, State | None]:
+def _fulfilled(game: Game, pos: Position, st: State, *, refresh: bool = False) -> Position:
     """Ireland: every seat that meets a public mission on display has fulfilled it (I-10); a
     castle mission listed as fulfilled stays so (castles can be lost again). A mission the
-    position lists is kept as given (validation checks it) unless ``refresh``. Also returns
-    the (not validated) state it built to find out, for the caller to reuse."""
+    position lists is kept as given (validation checks it) unless ``refresh``. ``st``: the
+    state of the position's tiles (:func:`tiles_state`), into which the position is loaded
+    to find out (not validated: the caller loads and validates it again)."""
     by_id = {c.id: i for i, c in enumerate(game.cards)}
     if not game.board.is_ireland or not pos.display or any(m not in by_id for m in pos.display):
-        return pos, None
+        return pos
     try:
-        st = State.from_facts(game, replace(pos, fulfilled=()))
+        st.load_facts(replace(pos, fulfilled=()))
     except (PositionError, ValueError, KeyError, IndexError):
-        return pos, None  # validate names what is wrong
+        return pos  # validate names what is wrong
     given = dict(pos.fulfilled)
     ful = []
     for mid in pos.display:
@@ -302,7 +286,7 @@ def _fulfilled(game: Game, pos: Position, *, refresh: bool = False) -> tuple[Pos
         seats = sorted({q for q in range(st.n) if st.meets_mission(m, q)} | keep)
         if seats:
             ful.append((mid, tuple(seats)))
-    return replace(pos, fulfilled=tuple(ful)), st
+    return replace(pos, fulfilled=tuple(ful))
 
 
 def _regions(st: State, lang: str) -> list[dict[str, Any]]:
@@ -325,7 +309,7 @@ def _clusters(st: State) -> list[dict[str, Any]]:
     for s in b.spaces:
         q = st.occupancy.owner[s.index]
         if 0 <= q < st.n and st.occupancy.tile[s.index] < 2:
-            groups.setdefault(uf_find(st.occupancy.group_parent, s.index), []).append(s.index)
+            groups.setdefault(st.group_root(s.index), []).append(s.index)
     rows = sorted(groups.values(), key=lambda hs: (-len(hs), st.occupancy.owner[hs[0]], hs))
     return [{"seat": st.occupancy.owner[hs[0]], "tile": tile_code(st.occupancy.tile[hs[0]]), "size": len(hs),
              "hexes": sorted(b.spaces[h].label for h in hs)} for hs in rows]

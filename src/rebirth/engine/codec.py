@@ -49,6 +49,10 @@ class ActionCodec:
 
     # ------------------------------------------------------------ ids and actions
 
+    def is_action(self, aid: int) -> bool:
+        """True for an id of this game's action space (``0 .. num_actions-1``)."""
+        return 0 <= aid < self.num_actions
+
     def is_place(self, aid: int) -> bool:
         """True for a placement id."""
         return 0 <= aid < self.num_spaces
@@ -106,6 +110,11 @@ class ActionCodec:
         return aid
 
     # -------------------------------------------------------------- chance outcomes
+
+    @staticmethod
+    def is_chance(outcome: int) -> bool:
+        """True for a chance outcome (``0 .. NUM_CHANCE_OUTCOMES-1``: a tile kind)."""
+        return 0 <= outcome < NUM_CHANCE_OUTCOMES
 
     @staticmethod
     def decode_chance(outcome: int) -> Reveal:

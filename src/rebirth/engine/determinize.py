@@ -141,15 +141,16 @@ def determinize(game: Game, view: View, rng: random.Random) -> State:
     st.done = False
     st.winners_ = []
     hist: list[tuple[int, int]] = []
+    codec = game.codec
     for entry in view.history:
         if "chance" in entry:
-            hist.append((-1, parse_tile(str(entry["chance"]).split()[-1])))
+            hist.append((-1, codec.parse_chance(str(entry["chance"]))))
             continue
         text = str(entry["action"])
         if text.startswith("mark "):
-            hist.append((int(entry["seat"]), len(b.spaces) + card_ix[text[5:]]))
+            hist.append((int(entry["seat"]), codec.mark_id(card_ix[text[5:]])))
         else:
-            hist.append((int(entry["seat"]), b.by_label[text]))
+            hist.append((int(entry["seat"]), codec.place_id(b.by_label[text])))
     st.history = hist
     st.tiles.known_set_aside = [list(k) for k in kept]
     return st

@@ -17,15 +17,15 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 from rebirth.engine import explain
+from rebirth.engine.protocols import Configured, Observed
 from rebirth.engine.tiles import NEUTRAL, tile_code
 from rebirth.engine.views import PHASES, View
 
-if TYPE_CHECKING:
-    from rebirth.engine.game import Game
-    from rebirth.engine.state import State
+# The state is seen through its protocol (the state imports this module for its ``view``).
+S = TypeVar("S", bound=Observed)
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ class Visibility:
     """Everyone sees every set-aside tile."""
 
     @staticmethod
-    def of(game: Game) -> Visibility:
+    def of(game: Configured) -> Visibility:
         """The rule set of ``game`` (computed once per configuration: searches ask every iteration)."""
         ireland = game.board.is_ireland
         v = game.variants
@@ -94,7 +94,7 @@ _SEATS_OF: dict[int, tuple[tuple[int, ...], ...]] = {
 """Per player count, the seats of each bit mask (visits, fulfilments, cathedral pieces)."""
 
 
-def public_part(state: State, *, detail: bool = True) -> dict[str, Any]:
+def public_part(state: Observed, *, detail: bool = True) -> dict[str, Any]:
     """The fields of a view that are the same for every seat and spectator (the public facts):
     computed once per position and shared by the views of all seats (:func:`view`'s
     ``public``)."""
@@ -144,7 +144,7 @@ def public_part(state: State, *, detail: bool = True) -> dict[str, Any]:
     )
 
 
-def view(state: State, seat: int | None, *, detail: bool = True,
+def view(state: Observed, seat: int | None, *, detail: bool = True,
          public: dict[str, Any] | None = None) -> View:
     """The view of ``seat`` (None: a spectator) of ``state``: every public fact, and the
     seat's own hidden items as :class:`Visibility` allows.
@@ -192,7 +192,7 @@ def view(state: State, seat: int | None, *, detail: bool = True,
     )
 
 
-def resample(state: State, seat: int, rng: random.Random) -> State:
+def resample(state: S, seat: int, rng: random.Random) -> S:
     """A twin of ``state`` with everything hidden from ``seat`` drawn again from ``rng``:
     other hands, every supply order (the seat's own too: nobody knows it), set-aside tiles
     the seat cannot see (on Ireland its own face-down ones too), other seats' secret
@@ -242,7 +242,7 @@ def resample(state: State, seat: int, rng: random.Random) -> State:
 
 
 
-def _tiebreak(s: State) -> dict[str, Any] | None:
+def _tiebreak(s: Observed) -> dict[str, Any] | None:
     """``State.tiebreak`` plus its sentence as an engine message (``msg``, rendered by the
     pages with the event catalog: docs/messages.md)."""
     how = s.tiebreak()

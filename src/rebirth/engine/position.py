@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from rebirth.engine.board import SETTLEMENT, SPACE_KINDS, Board, Structure
+from rebirth.engine.config import DISPLAY_SIZE
 from rebirth.engine.events import Event
 from rebirth.engine.messages import UserError, msg
 from rebirth.engine.state import (
@@ -36,7 +37,7 @@ from rebirth.engine.state import (
 from rebirth.engine.tiles import NEUTRAL, TILE_CODES, starting_tiles, tile_code
 
 if TYPE_CHECKING:
-    from rebirth.engine.game import Game
+    from rebirth.engine.state import Game
     from rebirth.engine.views import View
 
 FORMAT = "rebirth-position"
@@ -502,8 +503,6 @@ def _check(game: Game, pos: Position) -> None:
         known([t.id for t in game.tokens], msg("error.tower_token"),
               tuple(v for _, v in pos.tower_tokens))
         known(card_ids, msg("error.mission"), pos.display)
-        from rebirth.engine.game import DISPLAY_SIZE  # local: game imports this module
-
         if len(pos.display) != DISPLAY_SIZE:
             raise PositionError("error.position.display_size", size=DISPLAY_SIZE, n=len(pos.display))
     elif pos.tower_tokens or pos.display or any(pos.marks) or pos.fulfilled:
@@ -574,15 +573,16 @@ def _check_derived(st: State, pos: Position) -> None:
     occ = st.occupancy.owner
     near_c, farms = st.castles.adjacent, st.castles.adjacent_farms
     for c in b.castles:
-        k = c.index * n
         hol = st.castles.holder[c.index]
+        contenders = st.castle_contenders(c.index)
+        if hol in contenders or (hol < 0 and not contenders):
+            continue
+        # Refused: the message names the count that rules the holder out.
+        k = c.index * n
         where = _struct_name(c)
         near = [q for q in range(n) if near_c[k + q]]
         if hol < 0:
-            if near:
-                raise PositionError(
-                    "error.seat_has_tile_next_so", near=near[0], where=where)
-            continue
+            raise PositionError("error.seat_has_tile_next_so", near=near[0], where=where)
         if not near_c[k + hol]:
             raise PositionError("error.seat_holds_without_tile_next", hol=hol, where=where)
         for q in near:
@@ -595,11 +595,9 @@ def _check_derived(st: State, pos: Position) -> None:
     given = dict(pos.district_last)
     for d in b.districts:
         labels = ", ".join(b.spaces[h].label for h in d.spaces)
-        present = [q for q in range(n) if st.districts.influence[d.index * n + q]]
-        if d.id in given and given[d.id] not in present:
+        if d.id in given and given[d.id] not in st.district_seats(d.index):
             raise PositionError("error.district_hexes_seat_has_no", id=d.id, labels=labels, given=given[d.id])
-        vals = [st.districts.influence[d.index * n + q] for q in present]
-        if d.id not in given and len(set(vals)) < len(vals):
+        if d.id not in given and st.last_placer_matters(d.index):
             raise PositionError("error.district_hexes_tie_influence_depends", id=d.id, labels=labels)
     for structs, given_map, rule in ((b.cathedrals, dict(pos.cathedrals), "K-1"),
                                      (b.towers, dict(pos.tower_visits), "I-6")):
@@ -625,6 +623,35 @@ def _check_derived(st: State, pos: Position) -> None:
 
 
 # ------------------------------------------------------- state from position
+
+
+def tiles_state(game: Game, pos: Position) -> State:
+    """A state holding the tiles of ``pos``, every table derived from them
+    (:meth:`State.from_facts`): what the tiles alone decide, as the engine answers it —
+    cathedral pieces and tower visits (``visited``, K-1/I-6), who may hold each castle
+    (:meth:`State.castle_contenders`, C-1…C-3), district influence and whether a tie there
+    depends on the last placer (:meth:`State.last_placer_matters`, T-4/T-7, variant-aware).
+
+    Not validated: tiles on no hex of the board or of no seat of the game are left out, for
+    :meth:`Position.validate` to name; castle holders, last placers, fulfilments, marks and
+    scores are not read. The position's cards (display, tower tokens, secrets, deck count)
+    make the deck when they name cards of the game, so that the caller may load the whole
+    position into this state later (``checked_state(into=...)``: one state per request)."""
+    b = game.board
+    n = game.players
+    tiles = tuple(t for t in pos.tiles
+                  if t.hex.strip().upper() in b.by_label
+                  and (t.seat is None or (0 <= t.seat < n and t.tile in TILE_CODES)))
+    bare = Position(board=pos.board, players=n, variants=pos.variants, tiles=tiles)
+    cards = {c.id for c in game.cards}
+    tokens = {t.id for t in game.tokens}
+    towers = {t.id for t in b.towers}
+    if (set(pos.display) <= cards and {c for s in pos.secrets or () for c in s} <= cards
+            and {k for k, _ in pos.tower_tokens} == (towers if pos.tower_tokens else set())
+            and {v for _, v in pos.tower_tokens} <= tokens):
+        bare = replace(bare, display=pos.display, tower_tokens=pos.tower_tokens,
+                       deck_count=pos.deck_count, secrets=pos.secrets)
+    return State.from_facts(game, bare)
 
 
 def _bare_state(game: Game, pos: Position) -> State:
@@ -752,6 +779,8 @@ class DistrictStanding:
     last_placer: int
     """The seat that placed last there (-1: none); it loses ties, or wins them with a variant."""
     tied: bool
+    last_matters: bool
+    """Whether the standing depends on the last placer (:meth:`State.last_placer_matters`)."""
     points: tuple[int, ...]
     """Complete: what it paid at completion. Incomplete: what it would pay at game end (T-7)."""
     events: tuple[Event, ...]
@@ -780,7 +809,7 @@ def settlement_standings(game: Game, position: Position, *,
         out.append(DistrictStanding(
             district=d.id, hexes=tuple(b.spaces[h].label for h in d.spaces), complete=complete,
             influence=infl, order=tuple(present), last_placer=base.districts.last_placer[d.index],
-            tied=len(set(vals)) < len(vals),
+            tied=len(set(vals)) < len(vals), last_matters=base.last_placer_matters(d.index),
             points=points,
             events=tuple(events)))
     return tuple(out)

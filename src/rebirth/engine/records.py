@@ -131,8 +131,9 @@ def summary_json(state: State) -> dict[str, Any]:
     """What ``rebirth replay --json`` prints."""
     b = state.board
     placements = []
+    codec = state.game.codec
     for seat, aid in state.history:
-        if seat >= 0 and aid < len(b.spaces):
+        if seat >= 0 and codec.is_place(aid):
             placements.append({"seat": seat, "tile": tile_code(state.occupancy.tile[aid]),
                                "hex": b.spaces[aid].label})
     return {

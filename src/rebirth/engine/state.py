@@ -1,4 +1,5 @@
-"""The game state: position, legal actions, apply, clone, scoring (RULES.md P-, F-, T-, C-, K-, I-, E-).
+"""The game state: position, legal actions, apply, clone, scoring (RULES.md P-, F-, T-, C-, K-, I-, E-);
+and the :class:`Game` that makes states (at the end of the module: each type names the other).
 
 One code path serves both the explaining mode (``apply``: checks legality and
 returns events) and the fast mode (``apply_id``: no checks, no events), so the
@@ -18,7 +19,9 @@ up to date move by move).
 The narrow API the other modules use instead of the tables' insides:
 :meth:`State.score_placement` ("what would this placement score"), :meth:`State.end_now`
 ("if the game ended now"), :meth:`State.district_payout`, :meth:`State.meets_mission`,
-:meth:`State.is_castle_mission`, :meth:`State.start_play`, :meth:`State.from_facts`.
+:meth:`State.is_castle_mission`, :meth:`State.start_play`, :meth:`State.from_facts`, and what
+the tiles alone decide: :meth:`State.castle_contenders` (who may hold a castle),
+:meth:`State.district_seats` and :meth:`State.last_placer_matters` (a district's tie).
 Only the engine's core (this module, ``tables``, ``table`` (table mode, a subclass),
 ``infoset`` and ``determinize``, which fill a state's hidden part) writes the tables;
 ``tests/test_architecture.py`` checks every other module.
@@ -29,8 +32,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
 from rebirth.engine import explain, infoset
 from rebirth.engine.actions import (
@@ -42,10 +45,37 @@ from rebirth.engine.actions import (
     Reveal,
     parse_action,
 )
-from rebirth.engine.board import BLANK, ENERGY, FLEXIBLE, FOOD, SETTLEMENT
-from rebirth.engine.codec import unknown_action
+from rebirth.engine.board import (
+    BLANK,
+    ENERGY,
+    FLEXIBLE,
+    FOOD,
+    SET_ASIDE,
+    SETTLEMENT,
+    Board,
+    builtin_board,
+    resolve_board,
+)
+from rebirth.engine.codec import ActionCodec, unknown_action
+from rebirth.engine.config import (
+    DISPLAY_SIZE,
+    IRELAND_VARIANTS,
+    SCOTLAND_VARIANTS,
+    VARIANTS,
+    Setup,
+    SetupError,
+)
 from rebirth.engine.events import Event
 from rebirth.engine.messages import msg
+from rebirth.engine.missions import (
+    MissionCard,
+    TowerToken,
+    builtin_cards,
+    builtin_tokens,
+    card_spaces,
+)
+from rebirth.engine.protocols import Facts
+from rebirth.engine.streams import chance_seed
 from rebirth.engine.tables import (
     Cards,
     Castles,
@@ -56,13 +86,10 @@ from rebirth.engine.tables import (
     Phase,
     Tiles,
     Visits,
+    compile_condition,
 )
-from rebirth.engine.tiles import NEUTRAL, TILE_CODES, parse_tile, starting_tiles, tile_code
+from rebirth.engine.tiles import NEUTRAL, TILE_CODES, parse_tile, starting_tiles, tile_code, tile_counts
 from rebirth.engine.views import View
-
-if TYPE_CHECKING:
-    from rebirth.engine.game import Game, Setup
-    from rebirth.engine.position import Position
 
 CATEGORIES = ("farms", "settlements", "ports", "castles", "missions", "offshore", "towers",
               "public_missions")
@@ -329,7 +356,7 @@ class State:
     # ------------------------------------------------------- state from facts
 
     @staticmethod
-    def from_facts(game: Game, pos: Position) -> State:
+    def from_facts(game: Game, pos: Facts) -> State:
         """A state at position ``pos`` between turns: no tile in hand, every seat's unplaced
         tiles as its supply (S-1, S-2), the unseen cards as the deck. Not validated: see
         :meth:`Position.validate`, which calls this."""
@@ -353,7 +380,7 @@ class State:
         st.phase = PHASE_PLACE
         return st
 
-    def load_facts(self, pos: Position) -> None:
+    def load_facts(self, pos: Facts) -> None:
         """Write the public facts of ``pos`` into this state and derive every table from them
         (:meth:`derive_tables`). Hidden facts (supplies, hands, set-aside tiles, deck order)
         stay as they are; secret mission cards are written only when ``pos`` has them."""
@@ -799,7 +826,7 @@ class State:
         if self.phase != PHASE_CHANCE:
             raise IllegalActionError("error.no_chance_outcome_pending")
         if outcome not in self.face_down(self.cur):
-            code = tile_code(outcome) if 0 <= outcome < 6 else str(outcome)
+            code = tile_code(outcome) if ActionCodec.is_chance(outcome) else str(outcome)
             raise IllegalActionError(
                 "error.not_among_face_down_set", code=code)
         with self.recording() as events:
@@ -890,6 +917,43 @@ class State:
                               final=self.districts.filled[d] < len(dist.spaces))
         return tuple(c.score[q] - self.score[q] for q in range(self.n)), events
 
+    def castle_contenders(self, c: int) -> list[int]:
+        """The seats that may hold castle ``c`` by the tiles next to it (C-1…C-3): those with
+        a tile next to it that have the most adjacent spaces and, of these, the most adjacent
+        farms. None: nobody holds it (C-1); one: that seat holds it; several: a full tie.
+
+        A placer takes a castle only when at least level with its holder (more spaces, C-2;
+        as many and more farms, C-3; a full tie only with ``castle_tie_to_active``), so the
+        holder is one of these seats under either rule; in a full tie the variant decides
+        which by the order of play (the first to get level keeps it, or the last to get
+        level takes it), which a board without its history does not show."""
+        n = self.n
+        k = c * n
+        adj = self.castles.adjacent
+        farms = self.castles.adjacent_farms
+        best = max((adj[k + q], farms[k + q]) for q in range(n))
+        return [q for q in range(n) if adj[k + q] and (adj[k + q], farms[k + q]) == best]
+
+    def district_seats(self, d: int) -> list[int]:
+        """The seats with influence in district ``d`` (T-1), in seat order."""
+        n = self.n
+        infl = self.districts.influence
+        return [q for q in range(n) if infl[d * n + q] > 0]
+
+    def last_placer_matters(self, d: int) -> bool:
+        """Whether district ``d``'s standing depends on who placed there last (T-4, T-7): two
+        seats there have the same influence, and no variant makes the order irrelevant. With
+        ``incomplete_as_small`` an incomplete district pays each seat its own influence at the
+        end (T-7) and the next settlement there makes its placer the last one, so a tie in it
+        depends on nothing; a complete district was ranked by its completer (T-4) either way."""
+        n = self.n
+        infl = self.districts.influence
+        vals = [infl[d * n + q] for q in self.district_seats(d)]
+        if len(set(vals)) == len(vals):
+            return False
+        incomplete = self.districts.filled[d] < len(self.board.districts[d].spaces)
+        return not (incomplete and "incomplete_as_small" in self.game.variants)
+
     def start_play(self, to_move: int) -> None:
         """Begin play here with ``to_move`` to act: every seat draws its tile (P-6), then the
         turn starts as usual (P-7 discards, or the end of the game when no tile is left)."""
@@ -902,7 +966,7 @@ class State:
         b = self.board
         if self.phase == PHASE_MARK:
             return msg("error.x2_marker_must_go_public")
-        if aid >= len(b.spaces):
+        if not self.game.codec.is_place(aid):
             return msg("error.you_must_place_tile_now")
         s = b.spaces[aid]
         t = self.tile_to_place
@@ -923,7 +987,7 @@ class State:
             self._resolve_extra(p, aid)
             return
         if self.phase == PHASE_MARK:
-            m = aid - len(self.board.spaces)
+            m = self.game.codec.card_of(aid)
             self.cards.marks[p].append(m)
             self.pending_double -= 1
             self.history.append((p, aid))
@@ -1508,3 +1572,189 @@ class State:
         ``resample_from_infostate``); see :func:`rebirth.engine.infoset.resample`."""
         return infoset.resample(self, seat, rng)
 
+
+# ------------------------------------------------ the game: configuration and states
+# Game lives here, beside State: a game is the factory of its states and every state holds
+# its game, so each type names the other; one module holds both without an import circle.
+
+
+@dataclass(frozen=True, eq=False)
+class Game:
+    """Rules + configuration + factory of states."""
+
+    board: Board
+    players: int
+    variants: frozenset[str] = frozenset()
+    cards: tuple[MissionCard, ...] = field(default=(), repr=False)
+    tokens: tuple[TowerToken, ...] = field(default=(), repr=False)
+
+    @staticmethod
+    def create(
+        board: Board | str,
+        players: int,
+        variants: frozenset[str] | set[str] | list[str] | tuple[str, ...] = (),
+        *,
+        cards: tuple[MissionCard, ...] | None = None,
+        tokens: tuple[TowerToken, ...] | None = None,
+    ) -> Game:
+        """A game on a board (object, shipped name or file path); validates the configuration."""
+        b = resolve_board(board) if isinstance(board, str) else board
+        if players not in (2, 3, 4):
+            raise SetupError("setup.rebirth_for_2_4_players", players=players)
+        vs = frozenset(variants)
+        allowed = IRELAND_VARIANTS if b.is_ireland else SCOTLAND_VARIANTS
+        for v in vs:
+            if v not in VARIANTS:
+                raise SetupError("setup.unknown_variant_known", v=repr(v), known=', '.join(VARIANTS))
+            if v not in allowed:
+                raise SetupError("setup.variant_does_not_apply", v=repr(v), rules=b.rules)
+        c = builtin_cards(b) if cards is None else cards
+        t = (builtin_tokens() if b.is_ireland else ()) if tokens is None else tokens
+        if b.is_ireland and len(t) < len(b.towers):
+            raise SetupError("setup.towers_but_only_tower_tokens", towers=len(b.towers), tokens=len(t))
+        if b.is_ireland and len(c) < DISPLAY_SIZE:
+            raise SetupError("setup.ireland_needs_at_least_public", display=DISPLAY_SIZE, cards=len(c))
+        return Game(b, players, vs, c, t)
+
+    @staticmethod
+    def builtin(name: str, players: int, variants: frozenset[str] | set[str] | tuple[str, ...] = ()) -> Game:
+        return Game.create(builtin_board(name), players, variants)
+
+    # Computed on first use and kept: a hand-made cached property, since the compiled
+    # build (mypyc) turns functools.cached_property into a property that recomputes.
+    _mission_spaces: tuple[tuple[int, ...], ...] | None = field(init=False, repr=False)
+    _codec: ActionCodec | None = field(init=False, repr=False)
+    _conditions: list[tuple[Condition, int, int]] | None = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # Set here, not as field defaults: a compiled dataclass has no class-level default.
+        object.__setattr__(self, "_mission_spaces", None)
+        object.__setattr__(self, "_codec", None)
+        object.__setattr__(self, "_conditions", None)
+
+    @property
+    def conditions(self) -> list[tuple[Condition, int, int]]:
+        """Every card's Ireland condition compiled for the per-placement check (I-10, I-11),
+        once per game: every state of the game shares the list."""
+        found = self._conditions
+        if found is None:
+            found = [compile_condition(c.condition) for c in self.cards]
+            object.__setattr__(self, "_conditions", found)
+        return found
+
+    @property
+    def mission_spaces(self) -> tuple[tuple[int, ...], ...]:
+        """Per card, the spaces its Scotland condition counts (see :func:`card_spaces`)."""
+        found = self._mission_spaces
+        if found is None:
+            found = tuple(card_spaces(self.board, c) for c in self.cards)
+            object.__setattr__(self, "_mission_spaces", found)
+        return found
+
+    @property
+    def codec(self) -> ActionCodec:
+        """How this game's actions are numbered (the only place that knows)."""
+        found = self._codec
+        if found is None:
+            found = ActionCodec(self.board, self.cards)
+            object.__setattr__(self, "_codec", found)
+        return found
+
+    @property
+    def num_actions(self) -> int:
+        """Distinct player actions: one per tile space, one x2 marker per mission card."""
+        return self.codec.num_actions
+
+    @property
+    def set_aside_count(self) -> int:
+        return SET_ASIDE[self.board.rules]
+
+    def deal(self, seed: int | None = None, *, start_player: int | None = None) -> Setup:
+        """A random setup (S-1…S-8) from ``seed`` (the deal's own stream: ``Random(seed)``,
+        which no later draw of the game shares; docs/security.md)."""
+        rng = random.Random(seed)
+        tiles, _ = starting_tiles(self.players)
+        k = self.set_aside_count
+        supplies, aside = [], []
+        for _p in range(self.players):
+            mine = list(tiles)
+            rng.shuffle(mine)
+            aside.append(tuple(mine[:k]))
+            supplies.append(tuple(mine[k:]))
+        ids = [c.id for c in self.cards]
+        rng.shuffle(ids)
+        display: tuple[str, ...] = ()
+        tower_tokens: tuple[str, ...] = ()
+        if self.board.is_ireland:
+            display, ids = tuple(ids[:DISPLAY_SIZE]), ids[DISPLAY_SIZE:]
+            tok = [t.id for t in self.tokens]
+            rng.shuffle(tok)
+            tower_tokens = tuple(tok[: len(self.board.towers)])
+        start = rng.randrange(self.players) if start_player is None else start_player
+        return Setup(tuple(supplies), tuple(aside), tuple(ids), start, display, tower_tokens)
+
+    def setup_from_facts(self, deck: tuple[str, ...], display: tuple[str, ...],
+                         tower_tokens: tuple[str, ...]) -> Setup:
+        """The setup of a state built from a position's facts (:meth:`State.from_facts`):
+        full supplies, so that the first turn never ends the game, and nothing set aside."""
+        full, _ = starting_tiles(self.players)
+        n = self.players
+        return Setup(supplies=tuple(full for _ in range(n)), set_aside=tuple(() for _ in range(n)),
+                     mission_deck=deck, start_player=0, display=display, tower_tokens=tower_tokens)
+
+    def check_setup(self, setup: Setup, *, strict: bool = True) -> None:
+        """Refuse a setup that is not well formed (SetupError naming the fault).
+
+        ``strict`` also requires that each player's tiles are exactly the tiles in
+        play for this player count (S-1, S-2) and that every deck is complete.
+        """
+        n = self.players
+        if len(setup.supplies) != n or len(setup.set_aside) != n:
+            raise SetupError("setup.need_supplies_set_aside_tiles", n=n)
+        if not 0 <= setup.start_player < n:
+            raise SetupError("setup.start_player_not_seat_0", start_player=setup.start_player, n=n - 1)
+        ids = {c.id for c in self.cards}
+        used = list(setup.mission_deck) + list(setup.display)
+        for cid in used:
+            if cid not in ids:
+                raise SetupError("setup.unknown_mission_card", cid=repr(cid))
+        if len(set(used)) != len(used):
+            raise SetupError("setup.mission_card_appears_twice")
+        if self.board.is_ireland:
+            if len(setup.display) != DISPLAY_SIZE:
+                raise SetupError("setup.ireland_shows_public_missions_s", display=DISPLAY_SIZE)
+            tids = {t.id for t in self.tokens}
+            if len(setup.tower_tokens) != len(self.board.towers) or not set(setup.tower_tokens) <= tids:
+                raise SetupError("setup.one_known_tower_token_per")
+            if len(set(setup.tower_tokens)) != len(setup.tower_tokens):
+                raise SetupError("setup.tower_token_appears_twice")
+        elif setup.display or setup.tower_tokens:
+            raise SetupError("setup.public_missions_tower_tokens_exist")
+        if strict:
+            tiles, _ = starting_tiles(n)
+            want = tile_counts(tiles)
+            for p in range(n):
+                have = tile_counts(setup.supplies[p] + setup.set_aside[p])
+                if have != want:
+                    raise SetupError(
+                        "setup.player_s_supply_set_aside", n=p + 1, tiles=len(tiles)
+                    )
+                if len(setup.set_aside[p]) != self.set_aside_count:
+                    raise SetupError(
+                        "setup.player_must_set_tiles_aside", n=p + 1, set_aside_count=self.set_aside_count
+                    )
+            if len(used) != len(self.cards):
+                raise SetupError("setup.every_mission_card_must_deck")
+
+    def new_state(self, seed: int | None = None, *, start_player: int | None = None) -> State:
+        """A new game dealt from ``seed``. Its chance stream (``State.rng``, I-7's reveals) is
+        seeded from ``seed`` too, but through HMAC (:func:`~rebirth.engine.streams.chance_seed`):
+        independent of the deal, so a reveal tells nothing of anyone's supply."""
+        setup = self.deal(seed, start_player=start_player)
+        return State(self, setup, seed=chance_seed(seed))
+
+    def from_setup(self, setup: Setup, *, seed: int | None = None, strict: bool = True) -> State:
+        """A state from an explicit setup (scripted games, puzzles, records); ``seed`` is the
+        game's seed, and the chance stream is derived from it as in :meth:`new_state`."""
+        self.check_setup(setup, strict=strict)
+        return State(self, setup, seed=chance_seed(seed))

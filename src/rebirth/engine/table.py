@@ -626,13 +626,15 @@ class TableGame:
         ask = self.asking
         if ask == ASK_REVEAL:
             self.entries.append((-1, aid))
-            self.used[p * _NT + aid] += 1
-            st.reveal_named(p, aid, UNKNOWN)  # I-7, then the engine's turn
+            _, tile = self.codec.split_chance(aid)
+            self.used[p * _NT + tile] += 1
+            st.reveal_named(p, tile, UNKNOWN)  # I-7, then the engine's turn
             return
         if ask == ASK_TOKEN:
             self.entries.append((-1, aid))
             tw = self.token_queue.pop(0)
-            st.tokens_on_towers[tw] = aid - _NT
+            _, token = self.codec.split_chance(aid)
+            st.tokens_on_towers[tw] = token
             if not self.token_queue:
                 assert self.pending is not None
                 t, h = self.pending
@@ -643,7 +645,7 @@ class TableGame:
             self.entries.append((-1, aid))
             queue = self.supply.card_queue
             q = queue.pop(0)
-            card = aid - _NT - len(self.game.tokens)
+            _, card = self.codec.split_chance(aid)
             cards = st.cards
             (cards.tower_cards[q] if self.board.is_ireland else cards.cathedral_cards[q]).append(card)
             if queue:

@@ -184,7 +184,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type informa
         aid = int(action)
         legal = s.legal_action_ids()
         if aid not in legal:
-            what = self.game.codec.text(aid) if 0 <= aid < self.num_actions else "no action"
+            what = self.game.codec.text(aid) if self.game.codec.is_action(aid) else "no action"
             raise IllegalActionError(
                 "error.action_not_legal_for_now", aid=aid, what=what, agent=agent, value=sorted(legal),
             )
