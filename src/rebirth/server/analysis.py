@@ -14,14 +14,13 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request, Response
 
 from rebirth.analysis import DEFAULT_WORLDS
-from rebirth.engine.messages import text
 from rebirth.server.deps import RegistryDep, SettingsDep
-from rebirth.server.errors import ApiError
+from rebirth.server.errors import ApiError, known_lang, texts
 from rebirth.server.hub import Hub, log
 
 router = APIRouter(prefix="/api", tags=["analysis"])
@@ -29,7 +28,7 @@ router = APIRouter(prefix="/api", tags=["analysis"])
 CACHE_SIZE = 32
 """Analyses kept per server process (each is some 100 kB of JSON)."""
 
-NOT_OVER = {lang: text("analysis.not_over", lang) for lang in ("en", "de")}
+NOT_OVER = texts("analysis.not_over")
 """The refusal of an unfinished game (an analysis would show what the search infers)."""
 
 Key = tuple[str, str, int]
@@ -126,7 +125,8 @@ async def _finished_game(game_id: str, registry: RegistryDep, authorization: str
 
 Budget = Annotated[int | None, Query(ge=2, le=DEFAULT_WORLDS)]
 """Worlds per decision; None: the server's ``REBIRTH_ANALYSIS_WORLDS``."""
-Lang = Literal["en", "de"]
+Lang = Annotated[str, Query(max_length=20)]
+"""A declared language (data/i18n/languages.json); another is ``unknown_lang``."""
 Auth = Annotated[str | None, Header()]
 
 
@@ -137,6 +137,7 @@ async def start_analysis(game_id: str, request: Request, response: Response, reg
     """Start the analysis of a finished game (202 with its progress), or answer it once done
     (200); any holder of one of the game's links may ask. ``budget`` (worlds per decision)
     may only lower the server's default (docs/analysis.md)."""
+    known_lang(lang)
     hub = await _finished_game(game_id, registry, authorization)
     an = _analyses(request)
     key = (game_id, lang, budget or settings.analysis_worlds)
@@ -156,6 +157,7 @@ async def analysis_status(game_id: str, request: Request, response: Response, re
                           authorization: Auth = None) -> dict[str, Any]:
     """The progress or the result of a finished game's analysis; ``{"status": "none"}`` (404)
     when none was started."""
+    known_lang(lang)
     await _finished_game(game_id, registry, authorization)
     job = _analyses(request).jobs.get((game_id, lang, budget or settings.analysis_worlds))
     if job is None:

@@ -14,7 +14,9 @@ from fastapi import APIRouter
 
 from rebirth.app.match import HUMAN
 from rebirth.engine.game import IRELAND_VARIANTS, SCOTLAND_VARIANTS, VARIANTS
-from rebirth.server.errors import LANGS, ApiError, texts
+from rebirth.engine.i18n import registry
+from rebirth.engine.messages import load_catalog
+from rebirth.server.errors import ApiError, known_lang, texts
 from rebirth.server.facts import board_facts
 
 router = APIRouter(prefix="/api", tags=["data"])
@@ -55,13 +57,18 @@ async def board_data(board: str) -> dict[str, Any]:
     return out
 
 
+@router.get("/languages")
+async def languages() -> dict[str, Any]:
+    """The declared languages in menu order (the registry, data/i18n/languages.json): the
+    pages' language menus are filled from this, never from a list of their own."""
+    return {"languages": [{"code": lang.code, "name": lang.name} for lang in registry().languages]}
+
+
 @router.get("/i18n/{lang}")
 async def catalog(lang: str) -> dict[str, Any]:
-    """The engine's catalog and the page's strings of ``lang`` (both in data/i18n)."""
-    if lang not in LANGS:
-        raise ApiError(404, "unknown_lang", texts("server.unknown_lang", lang=repr(lang[:20])))
-    # One folder holds every catalog (docs/messages.md): the page's strings are data/i18n/page.
-    return {"lang": lang, "events": data_json("i18n", lang), "page": data_json("i18n/page", lang)}
+    """The engine's catalog and the page's strings of ``lang`` (data/i18n/<lang>/)."""
+    known_lang(lang, 404)
+    return {"lang": lang, "events": load_catalog(lang, "messages"), "page": load_catalog(lang, "page")}
 
 
 @router.get("/variants")

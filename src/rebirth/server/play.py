@@ -159,7 +159,7 @@ async def _handle(conn: Conn, hub: Hub | None, obj: dict[str, Any], registry: Re
     except ActionError as exc:
         if kind == "act":
             registry.metrics.actions.labels("refused", "human").inc()
-        text = {"en": exc.message("en"), "de": exc.message("de")}
+        text = exc.texts()
         await conn.send(error_frame(action_code(exc), hub.committed, text))
     except ServerError:
         # The storage is away: say so (the code stays server_error for clients that know it).

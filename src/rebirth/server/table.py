@@ -18,7 +18,7 @@ from rebirth.engine.game import SetupError
 from rebirth.engine.messages import UserError
 from rebirth.server.data import require_board
 from rebirth.server.deps import BearerToken, SettingsDep, TablesDep
-from rebirth.server.errors import ApiError, texts
+from rebirth.server.errors import ApiError, known_lang, texts
 from rebirth.server.static import page
 from rebirth.server.store import TableRow
 from rebirth.server.tables import COLOURS, MAX_UNDO, TableHub, fresh_state
@@ -42,7 +42,8 @@ class NewTable(BaseModel):
     display: list[Annotated[str, Field(max_length=16)]] = Field(default_factory=list, max_length=8)
     tower_tokens: list[Annotated[str, Field(max_length=32)] | None] | None = Field(default=None,
                                                                                  max_length=20)
-    lang: str = Field(default="en", pattern="^(en|de)$")
+    lang: str = Field(default="en", max_length=20)
+    """A declared language (data/i18n/languages.json); another is ``unknown_lang``."""
 
 
 class Entry(BaseModel):
@@ -88,6 +89,7 @@ AuthedTable = Annotated[TableHub, Depends(authed_table)]
 @router.post("/api/tables", status_code=201)
 async def create_table(body: NewTable, tables: TablesDep) -> dict[str, Any]:
     """A new table game: its id and its secret token (shown once; only its hash is stored)."""
+    known_lang(body.lang)
     require_board(body.board)
     n = body.players
     names = [x.strip() for x in body.names]

@@ -2,10 +2,10 @@
 // The page computes no rule: the server's answer (the engine, the code of `rebirth score`) is shown.
 // The position lives in the URL fragment (#p=base64url(JSON)); nothing is stored on the server.
 import { BoardView, MapModel } from "./board.js";
-import { SEAT_LETTERS, h, loadCatalogs, pickLang, setLang, sv, t, translateDom, txt } from "./common.js";
+import { SEAT_LETTERS, fillLangMenu, h, loadCatalogs, loadLanguages, pickLang, setLang, sv, t, translateDom, txt } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
-let lang = pickLang();
+let lang = "en"; // chosen in main(), once the served languages are known
 
 // The page's whole state: the position being entered (Position JSON) and view choices.
 const S = window.rebirthState = {
@@ -467,10 +467,12 @@ function readFragment() {
 }
 
 async function main() {
+  await loadLanguages();
+  lang = pickLang();
   setLang(lang, false);
   await loadCatalogs(lang);
   translateDom(lang);
-  $("lang").value = lang;
+  fillLangMenu($("lang"), lang);
   $("lang").addEventListener("change", async () => {
     lang = $("lang").value; setLang(lang); await loadCatalogs(lang); translateDom(lang);
     S.model = null; S.paletteFor = null; await commit(S.pos);
