@@ -13,9 +13,9 @@ from typing import Any
 
 from playwright.sync_api import Page
 
-from browser.kit import ROOT, LiveServer, open_page, place_by_click, state
+from browser.kit import ROOT, TURN_DONE, LiveServer, open_page, place_by_click, state
 from browser.test_calculator import CLICKS, click_hex, pick
-from browser.test_phone import PHONE
+from browser.test_phone import PHONE, VISIBLE_LEGAL
 from browser.test_table_page import bot_game, enter, set_up
 from rebirth.engine.i18n import registry
 from rebirth.engine.records import table_entries
@@ -30,7 +30,7 @@ OVERFLOW = """() => {
   for (const el of document.querySelectorAll('body *')) {
     if (el.closest('svg, .sr-only, [hidden]') || el.closest('details:not([open]) > :not(summary)')) continue;
     const r = el.getBoundingClientRect();
-    if (!r.width || !r.height) continue;
+    if (r.width <= 1 || r.height <= 1) continue;  // visually hidden (a label for screen readers)
     const cs = getComputedStyle(el);
     const cut = el.scrollWidth > el.clientWidth + 1 && ['hidden', 'clip'].includes(cs.overflowX)
       && el.textContent.trim();
@@ -61,6 +61,21 @@ def check_menu(page: Page) -> None:
     assert page.evaluate("document.documentElement.lang") == "fr"
 
 
+def place(page: Page, rng: random.Random, phone: bool) -> None:
+    """One placement: a click on a desktop; on a phone a tap on a legal hex in view, then Place."""
+    if not phone:
+        place_by_click(page, rng)
+        return
+    shown = page.evaluate(VISIBLE_LEGAL)
+    assert shown, "no legal hex in view"
+    label = rng.choice(shown)[0]
+    page.locator(f"#board g.space[data-label='{label}'] polygon.hex").tap()
+    page.wait_for_selector("#confirm-yes")
+    before = state(page, "S.version")
+    page.locator("#confirm-yes").tap()
+    page.wait_for_function(TURN_DONE, arg=before)
+
+
 def lobby_and_game(live_server: LiveServer, new_context: Any, kind: dict[str, Any], tag: str) -> None:
     ctx = new_context(**kind, **FRENCH)
     lobby = open_page(ctx, live_server.url + "/")
@@ -89,12 +104,18 @@ def lobby_and_game(live_server: LiveServer, new_context: Any, kind: dict[str, An
     turns = 0
     while game.evaluate("document.body.dataset.phase") != "end":
         if turns == 6:
-            game.locator("#board g.space.legal").first.hover()
+            if kind is PHONE:
+                label = game.evaluate(VISIBLE_LEGAL)[0][0]
+                game.locator(f"#board g.space[data-label='{label}'] polygon.hex").tap()
+                game.wait_for_selector("#confirm-yes")
+                assert "Poser" in game.inner_text("#confirm-yes")
+            else:
+                game.locator("#board g.space.legal").first.hover()
             game.wait_for_selector("#preview h3")
             assert "Si vous posez ici" in game.inner_text("#preview")
             shot(game, f"{tag}-game.png")
             check_fits(game, "game")
-        place_by_click(game, rng)
+        place(game, rng, kind is PHONE)
         turns += 1
         assert turns < 60, "the game did not end"
     assert game.inner_text("#status") == "Fin de la partie"
@@ -120,7 +141,7 @@ def test_calculator_in_french(live_server: LiveServer, new_context: Any) -> None
     for kind, tag in ((DESKTOP, "desktop"), (PHONE, "phone")):
         page = open_page(new_context(**kind, **FRENCH), live_server.url + "/calculator")
         check_menu(page)
-        assert page.locator("h1").first.inner_text() == "Calculateur de score"
+        assert page.locator("h1").first.inner_text().endswith("Calculateur de score")
         for seat, tile, hx in CLICKS:
             pick(page, seat, tile)
             click_hex(page, hx)
@@ -131,6 +152,15 @@ def test_calculator_in_french(live_server: LiveServer, new_context: Any) -> None
         shot(page, f"{tag}-calculator.png", full=True)
         check_fits(page, "calculator")
         assert not page.errors  # type: ignore[attr-defined]
+
+
+def typed(page: Page, text: str) -> None:
+    """One table entry typed into the entry box (a phone's hexes are small for a test's taps)."""
+    before = page.evaluate("window.tableState.data.version")
+    page.fill("#typed-entry", text)
+    page.locator("#typed button").tap()
+    page.wait_for_function("(v) => window.tableState.data.version > v && document.body.dataset.busy === '0'",
+                           arg=before)
 
 
 def test_table_companion_in_french(live_server: LiveServer, new_context: Any) -> None:
@@ -145,7 +175,10 @@ def test_table_companion_in_french(live_server: LiveServer, new_context: Any) ->
         check_menu(page)
         for group in table_entries(rec)[:10]:
             for entry in group:
-                enter(page, entry)
+                if kind is PHONE:
+                    typed(page, entry.get("action") or entry["chance"])
+                else:
+                    enter(page, entry)
         assert "touchez la case où la tuile a été posée" in page.inner_text("#prompt")
         assert "Dernière saisie" in page.inner_text("body")
         shot(page, f"{tag}-table-play.png", full=True)

@@ -181,7 +181,7 @@ function paint() {
   paintPanels(names);
   $("json").value = JSON.stringify(S.pos, null, 1);
   $("status").textContent = S.result
-    ? `${t(lang, S.result.winners.length > 1 ? "calc.winners" : "calc.winner")}: ${S.result.winners.map((q) => names[q]).join(", ")}`
+    ? t(lang, S.result.winners.length > 1 ? "calc.winners_are" : "calc.winner_is", { names: S.result.winners.map((q) => names[q]).join(", ") })
     : "";
 }
 
@@ -261,7 +261,7 @@ function paintPanels(names) {
     table(["", ...names.map((n, q) => seatHead(q, n))],
       [...cats.map((c) => [t(lang, `cat.${c}`), ...names.map((n, q) => h("span", { "data-cat": `${c}:${q}` }, String(R.breakdown[q][c] ?? 0)))]),
         [t(lang, "calc.total"), ...names.map((n, q) => h("b", { "data-score": q }, String(R.scores[q])))]]),
-    h("p", { class: "winner", id: "winner" }, `${t(lang, R.winners.length > 1 ? "calc.winners" : "calc.winner")}: ${R.winners.map((q) => names[q]).join(", ")}`),
+    h("p", { class: "winner", id: "winner" }, t(lang, R.winners.length > 1 ? "calc.winners_are" : "calc.winner_is", { names: R.winners.map((q) => names[q]).join(", ") })),
     h("p", { id: "tiebreak" }, R.tiebreak.text),
     h("details", {}, h("summary", {}, t(lang, "calc.why")),
       h("ul", { class: "plain" }, ...R.end_scoring.map((e) => h("li", {}, h("span", { class: "rule" }, e.rule || ""), " ", e.text)))),
