@@ -48,7 +48,10 @@ def shot(page: Page, name: str, *, full: bool = False) -> None:
 
 
 def check_fits(page: Page, where: str) -> None:
-    """Nothing on the page is wider than the window or has its text cut."""
+    """Nothing on the page is wider than the window or has its text cut; a phone's layout keeps
+    the device's width (wider content makes a mobile browser zoom the whole page out)."""
+    assert page.viewport_size is not None
+    assert page.evaluate("innerWidth") == page.viewport_size["width"], where
     got = page.evaluate(OVERFLOW)
     assert got["page"] <= 0 and got["els"] == [], (where, got)
 
