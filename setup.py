@@ -2,22 +2,27 @@
 bots with mypyc (README, "Compiled build").
 
 The metadata lives in pyproject.toml; this file only adds the compiled extension modules.
-Without mypyc, a C compiler or Python's headers the build says so and falls back to the
-pure Python package, which is always complete: the compiled modules sit beside their
-``.py`` sources and take precedence on import.
+When they cannot be built (no mypyc, no C compiler, no Python headers, a type error, a C
+error) the build fails with one line saying why, and the project's build backend
+(build_backend/rebirth_backend.py) builds the pure Python package instead, which is always
+complete: the compiled modules sit beside their ``.py`` sources and take precedence on import.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import shlex
 import shutil
+import subprocess
 import sys
 import sysconfig
+from contextlib import redirect_stdout
 from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE / "src"
@@ -63,19 +68,23 @@ COMPILED = [
 # The setup.py commands that build modules (a wheel, or the extensions in place).
 _BUILD_COMMANDS = {"bdist_wheel", "build", "build_ext", "install"}
 
+# Written into the pure wheel when it replaces a failed compiled build (the backend passes
+# the sentence in REBIRTH_BUILD_NOTE); rebirth.bots.levels.build_note() reads it.
+NOTE_FILE = "rebirth/build_note.txt"
+
+
+class CompiledBuildError(RuntimeError):
+    """The compiled build is not possible here; the message says why, in one line."""
+
 
 def _say(msg: str) -> None:
     print(f"rebirth build: {msg}", file=sys.stderr, flush=True)
 
 
-def _fallback(reason: str) -> list[Extension]:
-    _say(f"{reason}; building the pure Python package instead (it plays the same games, "
-         "only slower)")
-    return []
+def missing_toolchain() -> str | None:
+    """Why no extension module can be built here, or None when a compiler and the headers are found.
 
-
-def _missing_toolchain() -> str | None:
-    """Why no extension module can be built here, or None when a compiler and the headers are found."""
+    Checked before the type check, which takes minutes, would end in a failed compile."""
     cc = shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")
     if not cc or shutil.which(cc[0]) is None:
         return f"no C compiler ({cc[0] if cc else 'cc'}) found"
@@ -85,8 +94,16 @@ def _missing_toolchain() -> str | None:
     return None
 
 
+def _first_error(output: str) -> str:
+    """The first mypy error line of ``output`` (``path:line: error: ...``), else its first line."""
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if ": error:" in ln]
+    return (errors or lines or ["no message"])[0]
+
+
 def compiled_extensions() -> list[Extension]:
-    """The mypyc extension modules when ``REBIRTH_COMPILE=1`` asks for them and can be built."""
+    """The mypyc extension modules when ``REBIRTH_COMPILE=1`` asks for them; raises
+    CompiledBuildError when they cannot be built here."""
     if os.environ.get("REBIRTH_COMPILE", "").strip() != "1":
         return []
     if not _BUILD_COMMANDS & set(sys.argv[1:]):
@@ -95,35 +112,75 @@ def compiled_extensions() -> list[Extension]:
         return []
     try:
         from mypyc.build import mypycify
-    except ImportError:
-        return _fallback("REBIRTH_COMPILE=1 but mypyc (the mypy package) is not installed")
-    reason = _missing_toolchain()
+    except ImportError as exc:
+        raise CompiledBuildError(f"mypyc (the mypy package) cannot be imported: {exc}") from exc
+    reason = missing_toolchain()
     if reason is not None:
-        return _fallback(f"REBIRTH_COMPILE=1 but {reason}")
+        raise CompiledBuildError(reason)
     _say(f"compiling {len(COMPILED)} modules of rebirth.engine and rebirth.bots with mypyc")
     # mypy resolves `rebirth.*` from src/; the engine folder is a namespace package, so the
     # module names come from that explicit base, not from looking for __init__.py files.
     os.environ["MYPYPATH"] = str(SRC)
-    exts: list[Extension] = mypycify(
-        ["--explicit-package-bases", "--config-file", str(HERE / "pyproject.toml"),
-         "--cache-dir", str(Path("build") / "mypyc" / "cache"),
-         *(str(Path("src") / p) for p in COMPILED)],
-        opt_level="3", group_name="rebirth", target_dir=str(Path("build") / "mypyc"))
+    # mypyc prints the type errors on stdout and then exits: keep them (shown with pip -v)
+    # and name the first one in the reason.
+    out = io.StringIO()
+    try:
+        with redirect_stdout(out):
+            exts: list[Extension] = mypycify(
+                ["--explicit-package-bases", "--config-file", str(HERE / "pyproject.toml"),
+                 "--cache-dir", str(Path("build") / "mypyc" / "cache"),
+                 *(str(Path("src") / p) for p in COMPILED)],
+                opt_level="3", group_name="rebirth", target_dir=str(Path("build") / "mypyc"))
+    except SystemExit as exc:
+        sys.stderr.write(out.getvalue())
+        raise CompiledBuildError(f"mypy's type check of the compiled modules failed: "
+                                 f"{_first_error(out.getvalue())}") from exc
+    sys.stdout.write(out.getvalue())
     return exts
 
 
-class FallbackBuildExt(build_ext):
-    """build_ext that falls back to the pure package when compiling fails (say, a broken
-    compiler): a half-built set of extension modules would fail on import."""
+def compiler_failure(exc: BaseException) -> str:
+    """A short reason for a failed C compile: the program and its exit status (the compiler's
+    own messages are in the build's output above it), not the whole command line."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, subprocess.CalledProcessError):
+            cmd = cause.cmd if isinstance(cause.cmd, list | tuple) else shlex.split(str(cause.cmd))
+            return f"{cmd[0] if cmd else 'the compiler'} exited with status {cause.returncode}"
+        cause = cause.__cause__ or cause.__context__
+    line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return line if len(line) <= 160 else line[:157] + "..."
+
+
+class ClearBuildExt(build_ext):
+    """build_ext whose failure says, in one line, that the C compile of mypyc's output failed."""
 
     def run(self) -> None:
         try:
             super().run()
         except Exception as exc:
-            for out in self.get_outputs():
-                Path(out).unlink(missing_ok=True)
-            self.extensions = []
-            _fallback(f"compiling failed ({exc})")
+            raise CompiledBuildError(f"compiling mypyc's C code failed: {compiler_failure(exc)}") from exc
 
 
-setup(ext_modules=compiled_extensions(), cmdclass={"build_ext": FallbackBuildExt})
+class NoteBuildPy(build_py):
+    """build_py that leaves the backend's note (if any) in the built package, and removes a
+    note left in the build folder by an earlier build."""
+
+    def run(self) -> None:
+        super().run()
+        target = Path(self.build_lib) / NOTE_FILE
+        note = os.environ.get("REBIRTH_BUILD_NOTE")
+        if note:
+            target.write_text(note + "\n", encoding="utf-8")
+        else:
+            target.unlink(missing_ok=True)
+
+    def get_outputs(self, include_bytecode: bool = True) -> list[str]:
+        outputs: list[str] = super().get_outputs(include_bytecode)
+        if os.environ.get("REBIRTH_BUILD_NOTE"):
+            outputs.append(str(Path(self.build_lib) / NOTE_FILE))
+        return outputs
+
+
+if __name__ == "__main__":  # setuptools runs this file as __main__; tests import it
+    setup(ext_modules=compiled_extensions(), cmdclass={"build_py": NoteBuildPy, "build_ext": ClearBuildExt})

@@ -20,9 +20,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rebirth.server.hub import Conn, Registry
+from rebirth.server.persistence.store import Store
+from rebirth.server.play.session import Conn, Registry
 from rebirth.server.settings import Settings, sqlite_url
-from rebirth.server.store import Store
 
 
 class Sink:

@@ -16,6 +16,8 @@ REBIRTH_COMPILE=1 "$py" -m pip install -q --no-deps --no-compile --target "$out"
 kind=$(PYTHONPATH="$out" "$py" -c 'from rebirth.bots.levels import build_kind; print(build_kind())')
 if [ "$kind" != compiled ]; then
   echo "build-compiled: $out holds the pure package: compiling failed or was not possible" >&2
+  # The build backend's one sentence saying why (build_backend/rebirth_backend.py).
+  [ -f "$out/rebirth/build_note.txt" ] && cat "$out/rebirth/build_note.txt" >&2
   echo "(see why: REBIRTH_COMPILE=1 $py -m pip install -v --no-deps --target $out .)" >&2
   exit 1
 fi

@@ -83,7 +83,7 @@ def test_api_variants_are_plain() -> None:
     from fastapi import FastAPI
     from fastapi.testclient import TestClient
 
-    from rebirth.server.data import router
+    from rebirth.server.api.data import router
 
     app = FastAPI()
     app.include_router(router)

@@ -13,7 +13,7 @@ import httpx
 from analysis.kit import planted_blunder
 from browser.kit import LiveServer, open_page, save_png
 from rebirth import __version__
-from rebirth.server.store import GameRow, Step, Store, hash_token
+from rebirth.server.persistence.store import GameRow, Step, Store, hash_token
 
 
 def _store_finished_game(db: Path, record: dict[str, Any]) -> str:

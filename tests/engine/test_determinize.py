@@ -91,7 +91,7 @@ CANONICAL = {"occupancy.group_parent", "occupancy.group_size", "occupancy.free",
 HIDDEN = {"tiles.supply", "tiles.drawn", "tiles.hand", "tiles.set_aside", "cards.deck",
           "cards.next_card", "cards.cathedral_cards", "cards.tower_cards"}
 """Sampled: only the counts (and the seat's own items) must match."""
-NOT_STATE = {"rng", "setup", "hjson", "initial_events", "final_events"}
+NOT_STATE = {"_rng", "_rng_shared", "setup", "hjson", "initial_events", "final_events"}
 """Not part of the position: the RNG, how the game was dealt, caches and event logs."""
 TABLES = {"occupancy", "districts", "castles", "visited", "cards", "tiles"}
 """State slots holding a table (rebirth.engine.tables): classified field by field."""

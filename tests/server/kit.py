@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
 from rebirth.server.app import create_app
-from rebirth.server.hub import GameFactory, SeedFactory
+from rebirth.server.play.registry import GameFactory, SeedFactory
 from rebirth.server.settings import Settings, sqlite_url
 
 UNLIMITED: dict[str, Any] = {
@@ -97,8 +97,8 @@ def grant(c: TestClient, game: str, seat: int) -> str:
     """A seat token written straight into the store, as a won claim writes it — for tests that
     watch a seat's own socket in a hot-seat game, whose seats have no invitation (the device
     holds them)."""
-    from rebirth.server.invites import new_code
-    from rebirth.server.store import hash_token, tokens
+    from rebirth.server.persistence.store import hash_token, tokens
+    from rebirth.server.play.invites import new_code
 
     tok = new_code()
     with c.app.state.registry.store.tx() as conn:  # type: ignore[attr-defined]

@@ -17,9 +17,8 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from rebirth.server.outbox import Outbox
-from rebirth.server.settings import sqlite_url
-from rebirth.server.store import (
+from rebirth.server.persistence.outbox import Outbox
+from rebirth.server.persistence.store import (
     GROUP_MAX,
     GameRow,
     ServerClosing,
@@ -29,6 +28,7 @@ from rebirth.server.store import (
     TurnNotice,
     game_lock_key,
 )
+from rebirth.server.settings import sqlite_url
 from server import pgkit
 
 ROW = GameRow("g1", "ireland", 2, [], "en", False, 1, {}, "test", "playing", 0, ["Aoife", "Brian"],

@@ -11,8 +11,9 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from rebirth.engine.records import replay
-from rebirth.server import chat_store, social
-from rebirth.server.store import chat_messages
+from rebirth.server.persistence import chat as chat_store
+from rebirth.server.persistence.store import chat_messages
+from rebirth.server.social import social
 from server import kit
 from server.chatkit import Seat, auth, play_out, tokens
 

@@ -14,9 +14,9 @@ import redis
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
-from rebirth.server import chat_store
-from rebirth.server.hub import Registry
-from rebirth.server.store import GameRow, Store, games, insert_game, rematches
+from rebirth.server.persistence import chat as chat_store
+from rebirth.server.persistence.store import GameRow, Store, games, insert_game, rematches
+from rebirth.server.play.registry import Registry
 from server import kit
 from server.chatkit import Seat, auth, play_out, tokens
 from server.workerkit import Sock, database, prefix, redis_server, worker

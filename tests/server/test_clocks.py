@@ -196,7 +196,7 @@ def test_a_hot_seat_table_takes_a_timed_out_seat_back(tmp_path: Path) -> None:
 def test_turn_based_deadline_with_a_fake_wall_clock(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A 24-hour turn: a second before the deadline nothing happens; after it the seat goes to a
     bot and the next human's turn gets its full day (the server's wall clock is a fake here)."""
-    from rebirth.server import clocks
+    from rebirth.server.clocks import changes as clocks
 
     now = [time.time()]
     monkeypatch.setattr(clocks, "wall_time", lambda: now[0])
@@ -206,7 +206,7 @@ def test_turn_based_deadline_with_a_fake_wall_clock(tmp_path: Path, monkeypatch:
         gid = g["game"]
         hub = c.app.state.registry.hubs[gid]  # type: ignore[attr-defined]
         first = hub.match.state.current_player
-        assert hub.clock.state.running == first
+        assert hub.value.clock.running == first
         now[0] += 86399
         c.portal.call(hub.clock.expire)  # type: ignore[union-attr]
         summary = c.get(f"/api/games/{gid}").json()
@@ -226,10 +226,10 @@ def test_turn_based_deadline_with_a_fake_wall_clock(tmp_path: Path, monkeypatch:
 
 
 def test_a_game_out_of_memory_still_times_out(tmp_path: Path) -> None:
-    """An idle game leaves memory (server/lifecycle.py) with its timer; the sweep loads it again
+    """An idle game leaves memory (server/play/lifecycle.py) with its timer; the sweep loads it again
     once its running seat's deadline has passed, and the time-out happens."""
-    from rebirth.server import clockstore
-    from rebirth.server.store import Store
+    from rebirth.server.persistence import clocks as clockstore
+    from rebirth.server.persistence.store import Store
 
     with kit.client(tmp_path, min_clock_s=1, hub_idle=0.2) as c:
         g = kit.new_game(c, board="scotland", players=2, clock={"kind": "realtime", "initial_s": 3},

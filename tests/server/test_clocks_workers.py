@@ -8,8 +8,8 @@ import json
 import time
 from pathlib import Path
 
-from rebirth.server import clockstore
-from rebirth.server.store import Store
+from rebirth.server.persistence import clocks as clockstore
+from rebirth.server.persistence.store import Store
 from server import kit
 from server.test_workers import check_log, hub
 from server.workerkit import Sock, database, prefix, redis_server, worker
@@ -30,7 +30,7 @@ def test_a_time_out_is_stored_once_when_both_workers_hold_the_game(tmp_path: Pat
                 first = s0.hello(toks[0])["view"]["current_player"]
                 s1.hello(toks[1])
                 # Both workers hold the game, its clock and a timer for the same deadline.
-                assert hub(a, gid).clock.state is not None and hub(b, gid).clock.state is not None
+                assert hub(a, gid).value.clock is not None and hub(b, gid).value.clock is not None
                 seen: list[bool] = []
                 for s in (s0, s1):
                     deadline = time.monotonic() + 30

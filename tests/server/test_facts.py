@@ -1,4 +1,4 @@
-"""``GET /api/boards/{board}`` sends the board's facts (server/facts.py) so the pages re-derive no
+"""``GET /api/boards/{board}`` sends the board's facts (server/pages/facts.py) so the pages re-derive no
 rule: hex labels, neighbours, tile codes, categories, the neutral tiles of S-6, the display size
 of S-8, what a secret mission pays (K-2, I-9) and the seat colours."""
 

@@ -1,4 +1,4 @@
-"""Frames are written by orjson straight from the views' dataclasses (server/frames.py): the
+"""Frames are written by orjson straight from the views' dataclasses (server/realtime/frames.py): the
 text must mean exactly what ``json.dumps`` of ``View.to_json()`` meant, for every seat and a
 spectator, on both boards and every player count (S-5: a seat's frame holds its own view only,
 which this checks by comparing with the view built for that seat)."""
@@ -13,7 +13,7 @@ import pytest
 
 from rebirth.app.match import Match
 from rebirth.engine.game import Game
-from rebirth.server.frames import FrameCache, dumps
+from rebirth.server.realtime.frames import FrameCache, dumps
 
 
 @pytest.mark.parametrize("board", ["scotland", "ireland"])

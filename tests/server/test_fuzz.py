@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rebirth.server.guard import bounded_loads
+from rebirth.server.operations.guard import bounded_loads
 from server import kit
 
 JSON = st.recursive(

@@ -15,8 +15,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from rebirth.engine.i18n import codes
-from rebirth.server import migrate
-from rebirth.server.store import hash_token, invites, tokens
+from rebirth.server.persistence import migrate
+from rebirth.server.persistence.store import hash_token, invites, tokens
 from server import kit
 
 HUMANS3 = [{"kind": "human", "name": "Ailsa"}, {"kind": "human", "name": "Brodie"},

@@ -17,7 +17,7 @@ from starlette.testclient import WebSocketTestSession
 from canaries import SEED_CANARY, canary_game, hidden_card_ids
 from rebirth.app.match import Match
 from rebirth.engine.game import Game
-from rebirth.server.hub import Hub
+from rebirth.server.play.session import Hub
 from server import kit
 
 SEED_TEXTS = (str(SEED_CANARY), hex(SEED_CANARY)[2:], hex(SEED_CANARY))

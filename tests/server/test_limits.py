@@ -14,8 +14,8 @@ from sqlalchemy.exc import OperationalError
 from starlette.testclient import WebSocketTestSession
 from starlette.websockets import WebSocketDisconnect
 
-from rebirth.server.store import Store
-from rebirth.server.throttle import client_address, http_rule
+from rebirth.server.operations.throttle import client_address, http_rule
+from rebirth.server.persistence.store import Store
 from server import kit
 
 BOTS = [{"kind": "easy"}, {"kind": "easy"}]
@@ -174,7 +174,7 @@ def test_finished_games_do_not_count_against_the_cap(tmp_path: Path) -> None:
         store: Store = _state(c).registry.store
         from sqlalchemy import update
 
-        from rebirth.server.store import games
+        from rebirth.server.persistence.store import games
         with store.tx() as conn:
             conn.execute(update(games).where(games.c.id == gid).values(status="over"))
         assert _game(c).status_code == 201

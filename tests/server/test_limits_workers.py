@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from rebirth.server.store import Store
+from rebirth.server.persistence.store import Store
 from server import kit
 from server.workerkit import database, prefix, redis_server, worker
 

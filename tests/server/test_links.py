@@ -20,8 +20,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from rebirth.cli.main import main
-from rebirth.server.addresses import interface_addresses, is_loopback_host, listen_urls
 from rebirth.server.app import create_app
+from rebirth.server.operations.addresses import interface_addresses, is_loopback_host, listen_urls
 from server import kit
 
 BODY = {"board": "scotland", "players": 3,

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, inspect, text
 
+from rebirth.server.persistence.store import SQLITE_SYNCHRONOUS, Store, hash_token
 from rebirth.server.settings import Settings, default_database_path
-from rebirth.server.store import SQLITE_SYNCHRONOUS, Store, hash_token
 from server import kit
 
 

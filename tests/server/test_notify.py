@@ -11,6 +11,7 @@ import email
 import email.policy
 import json
 import logging
+import socket
 import statistics
 import time
 from collections.abc import Iterator
@@ -21,12 +22,13 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import text
 from starlette.testclient import WebSocketTestSession
 
 from canaries import SEED_CANARY, canary_game
 from rebirth.engine.game import Game
-from rebirth.server.outbox import Outbox
-from rebirth.server.store import Store
+from rebirth.server.persistence.outbox import Outbox
+from rebirth.server.persistence.store import Store
 from server import kit, pgkit
 from server.notifykit import blackhole, closed_port_url, receiver, smtp_server, wait_for
 
@@ -396,19 +398,33 @@ def test_a_restarted_server_enqueues_what_a_killed_writer_did_not(tmp_path: Path
         assert json.loads(rec.hits[0].body)["url"] == link
 
 
-def test_a_name_resolving_to_loopback_is_refused_at_delivery(tmp_path: Path,
+def test_a_name_resolving_to_loopback_is_refused_at_delivery(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                              caplog: pytest.LogCaptureFixture) -> None:
-    """SSRF (issue 16 item 2): a webhook name is checked when it is called, after resolution;
-    ``localhost`` resolves to loopback, so nothing is sent, the row fails at once (a refusal
-    is not retried) and the refusal is logged."""
+    """SSRF (issue 16 item 2): a webhook name is checked again when it is called, after
+    resolution. A name that was public at registration (issue 24: judged there too) and
+    resolves to loopback by delivery (DNS rebinding) sends nothing, the row fails at once (a
+    refusal is not retried) and the refusal is logged."""
     caplog.set_level(logging.WARNING, logger="rebirth.notify")
+    real = socket.getaddrinfo
+    looked: list[str] = []
+
+    def rebinding(host: Any, port: Any, *args: Any, **kw: Any) -> Any:
+        if host != "hooks.rebinding.test":
+            return real(host, port, *args, **kw)
+        looked.append(host)
+        # Public for the registration's lookup (one per seat), loopback afterwards.
+        ip = "93.184.215.14" if len(looked) <= 2 else "127.0.0.1"
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (ip, port))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", rebinding)
     with receiver() as rec, kit.client(tmp_path, **fast(webhook_allow_private=False)) as c:
-        hook = f"http://localhost:{rec.port}/internal"
+        hook = f"http://hooks.rebinding.test:{rec.port}/internal"
         g = kit.new_game(c, players=2, seats=[{"kind": "human", "notify": {"webhook": hook}},
                                               {"kind": "human", "notify": {"webhook": hook}}])
         box = Outbox(store_of(c))
         assert wait_for(lambda: [r["done"] for r in box.rows(g["game"])] == ["failed"])
         assert box.rows(g["game"])[0]["attempts"] == 1 and rec.hits == []
+    assert len(looked) == 3
     assert any("refused" in r.getMessage() and "internal address" in r.getMessage() for r in caplog.records)
 
 
@@ -475,3 +491,35 @@ def test_a_turn_based_deadline_sends_one_reminder_to_the_seat_to_move(tmp_path: 
         body = json.loads(rec.on(path)[1].body)
         assert body["url"].endswith(f"/game/{gid}#s={mover}") and body["seat"] == mover
         assert all(json.loads(h.body)["kind"] != "reminder" for h in rec.on(other))
+
+
+def test_a_reminder_for_a_turn_already_over_is_dropped(tmp_path: Path) -> None:
+    """Issue 24 item 7: the seat to move plays its turn before its reminder is due; when the
+    reminder's time comes it is dropped unsent (its row marked ``dropped``), not delivered."""
+    per_move = 4
+    with receiver() as rec, kit.client(tmp_path, **fast(min_clock_s=1)) as c:
+        g = kit.new_game(c, players=2, clock={"kind": "turn", "per_move_s": per_move},
+                         seats=[{"kind": "human", "notify": {"webhook": rec.url("/s0")}},
+                                {"kind": "human", "notify": {"webhook": rec.url("/s1")}}])
+        gid, toks = g["game"], kit.seat_tokens(c, g)
+        with c.websocket_connect(f"/ws/games/{gid}") as w0, c.websocket_connect(f"/ws/games/{gid}") as w1:
+            socks = {0: w0, 1: w1}
+            syncs = {0: kit.hello(w0, toks[0]), 1: kit.hello(w1, toks[1])}
+            mover = syncs[0]["view"]["current_player"]
+            view = syncs[mover]["view"]
+            # The mover plays its whole turn at once (a placement may ask for a mark too).
+            while view["current_player"] == mover and view["phase"] != "end":
+                socks[mover].send_json({"type": "act", "action": view["legal_actions"][0],
+                                        "version": len(view["history"])})
+                while (msg := socks[mover].receive_json())["type"] != "update":
+                    assert msg["type"] != "error", msg
+                view = msg["view"]
+            # Past the mover's reminder time (3 s into a 4 s move).
+            time.sleep(per_move * 0.75 + 1.0)
+            path = f"/s{mover}"
+            assert [json.loads(h.body)["kind"] for h in rec.on(path)] == ["turn"], rec.on(path)
+            store = c.app.state.registry.store  # type: ignore[attr-defined]
+            with store.engine.connect() as conn:
+                rows = conn.execute(text("SELECT kind, done FROM notify_outbox WHERE game = :g "
+                                         "AND seat = :s"), {"g": gid, "s": mover}).all()
+            assert ("reminder", "dropped") in [(r[0], r[1]) for r in rows], rows

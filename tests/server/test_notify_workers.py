@@ -7,8 +7,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from rebirth.server.notify import Notifier
-from rebirth.server.outbox import Outbox
+from rebirth.server.notifications.notifier import Notifier
+from rebirth.server.persistence.outbox import Outbox
 from server import kit
 from server.notifykit import Receiver, receiver, wait_for
 from server.workerkit import Sock, database, prefix, redis_server, worker

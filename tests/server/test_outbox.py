@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from rebirth.server.outbox import Outbox
+from rebirth.server.persistence.outbox import Outbox
+from rebirth.server.persistence.store import GameRow, Store
 from rebirth.server.settings import sqlite_url
-from rebirth.server.store import GameRow, Store
 from server import pgkit
 
 

@@ -34,8 +34,10 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_wheel_ships_the_server_and_the_page(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
-    for mod in ("app", "hub", "lobby", "play", "static", "store", "settings", "cli"):
+    for mod in ("app", "play/session", "api/lobby", "api/play", "pages/static", "persistence/store",
+                "persistence/migrations/env", "settings", "cli"):
         assert f"rebirth/server/{mod}.py" in names
+    assert "rebirth/server/persistence/migrations/script.py.mako" in names
     page = [p.relative_to(ROOT / "src").as_posix() for p in (ROOT / "src" / "rebirth" / "web").rglob("*")
             if p.is_file() and not p.name.startswith(".")]
     missing = [p for p in page if p not in names]

@@ -280,21 +280,25 @@ def _seat_missions(c: TestClient, gid: str, tok: str) -> list[str]:
 
 
 def test_every_broadcast_follows_its_commit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each time the hub broadcasts, the database already holds that version."""
-    from rebirth.server.hub import Hub
+    """Each time the room delivers a version, the database already holds it."""
+    from rebirth.server.authority.live import LiveGame
+    from rebirth.server.persistence.store import Store
+    from rebirth.server.realtime.room import Room, Seen
 
     checked: list[int] = []
-    original = Hub._broadcast
+    stores: list[Store] = []
+    original = Room.deliver
 
-    async def broadcast(self: Hub) -> None:
-        row = self.store.game(self.id)
-        assert row is not None and row.version == self.match.version
-        assert [s.seq for s in self.store.steps(self.id)] == list(range(1, self.match.version + 1))
+    async def deliver(self: Room, game: LiveGame, seen: Seen) -> None:
+        row = stores[0].game(game.id)
+        assert row is not None and row.version == game.version
+        assert [s.seq for s in stores[0].steps(game.id)] == list(range(1, game.version + 1))
         checked.append(row.version)
-        await original(self)
+        await original(self, game, seen)
 
-    monkeypatch.setattr(Hub, "_broadcast", broadcast)
+    monkeypatch.setattr(Room, "deliver", deliver)
     with kit.client(tmp_path) as c:
+        stores.append(c.app.state.registry.store)  # type: ignore[attr-defined]
         g = kit.new_game(c, board="ireland", players=3,
                          seats=[{"kind": "human"}, {"kind": "easy"}, {"kind": "easy"}])
         with c.websocket_connect(f"/ws/games/{g['game']}") as ws:
@@ -308,7 +312,7 @@ def test_every_broadcast_follows_its_commit(tmp_path: Path, monkeypatch: pytest.
 
 
 def test_a_failed_commit_is_undone_and_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from rebirth.server.store import Store
+    from rebirth.server.persistence.store import Store
 
     with kit.client(tmp_path) as c:
         gid, toks, _ = _two_humans(c)
@@ -338,16 +342,17 @@ def test_bots_move_after_a_visible_pause_without_blocking_the_loop(
     import itertools
     import time
 
-    from rebirth.server.hub import Hub
+    from rebirth.server.authority.live import LiveGame
+    from rebirth.server.realtime.room import Room, Seen
 
     stamps: list[float] = []
-    original = Hub._broadcast
+    original = Room.deliver
 
-    async def broadcast(self: Hub) -> None:
+    async def deliver(self: Room, game: LiveGame, seen: Seen) -> None:
         stamps.append(time.monotonic())
-        await original(self)
+        await original(self, game, seen)
 
-    monkeypatch.setattr(Hub, "_broadcast", broadcast)
+    monkeypatch.setattr(Room, "deliver", deliver)
     delay = 0.15
     with kit.client(tmp_path, bot_delay=delay) as c:
         g = kit.new_game(c, board="scotland", players=2, seats=[{"kind": "easy"}, {"kind": "easy"}])

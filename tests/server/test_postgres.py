@@ -14,9 +14,9 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import create_engine, func, select, text
 
 from rebirth.engine.records import replay
-from rebirth.server import migrate
+from rebirth.server.persistence import migrate
+from rebirth.server.persistence.store import Store, metadata
 from rebirth.server.settings import sqlite_url
-from rebirth.server.store import Store, metadata
 from server import kit, pgkit
 
 BASE_TABLES = ("games", "seats", "tokens", "actions", "table_games", "table_entries")
@@ -76,7 +76,7 @@ def test_a_database_from_before_migrations_is_stamped_and_kept(url: str) -> None
     # What the server did before it had migrations: revision 0001's tables (later revisions'
     # tables, such as 0002_invite's invitations, did not exist then).
     metadata.create_all(engine, tables=[metadata.tables[n] for n in BASE_TABLES])
-    from rebirth.server.store import games
+    from rebirth.server.persistence.store import games
     with engine.begin() as c:
         c.execute(games.insert().values(
             id="old", board="scotland", players=2, variants="[]", lang="en", hotseat=False,

@@ -14,8 +14,8 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
-from rebirth.server.social import derive_token
-from rebirth.server.store import games, rematches
+from rebirth.server.persistence.store import games, rematches
+from rebirth.server.social.social import derive_token
 from server import kit
 from server.chatkit import Seat, auth, play_out, tokens
 

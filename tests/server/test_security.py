@@ -2,10 +2,12 @@
 board's name; bodies are bounded as they stream (a 64 MiB chunked body is refused after the limit
 and memory comes back); deep nesting, 5,000-digit integers and lone surrogates get a clear error
 (the WebSocket stays open, no traceback); every answer carries a strict Content-Security-Policy,
-cannot be framed and is not sniffed; a WebSocket from a foreign ``Origin`` is refused."""
+cannot be framed and is not sniffed; a WebSocket from a foreign ``Origin`` (scheme, host and port,
+issue 24 item 7) is refused; a client hanging up mid-body is a 499, not a server error."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -24,6 +26,7 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from server.kit import UNLIMITED_ENV, claim, client, hello, new_game, ping
+from server.workerkit import start_serve
 
 WEB = Path(__file__).resolve().parents[2] / "src" / "rebirth" / "web"
 MAPS = Path(__file__).resolve().parents[2] / "src" / "rebirth" / "data" / "maps"
@@ -252,3 +255,87 @@ def test_a_64_mib_chunked_body_is_refused_and_memory_comes_back(tmp_path: Path) 
             proc.kill()
             out, _ = proc.communicate()
     assert "Traceback" not in out, out[-2000:]
+
+
+def _origin_answer(api: TestClient, url: str, origin: str) -> str:
+    """``"accepted"`` when a socket with this ``Origin`` opens, ``"refused"`` when the handshake
+    is refused (1008)."""
+    try:
+        with api.websocket_connect(url, headers={"origin": origin}) as ws:
+            ping(ws)
+            return "accepted"
+    except WebSocketDisconnect as exc:
+        assert exc.code == 1008
+        return "refused"
+
+
+def test_the_origin_check_compares_scheme_host_and_port(api: TestClient) -> None:
+    """Issue 24 item 7: without a public URL the socket's own scheme (ws: http, wss: https),
+    host and port are the origin; ``https://`` for an ``http://`` server (or back), another
+    port, a path are refused."""
+    res = new_game(api, players=2, seats=[{"kind": "human"}, {"kind": "human"}])
+    path = f"/ws/games/{res['game']}"
+    plain = {"http://testserver": "accepted", "http://TestServer:80": "accepted",
+             "https://testserver": "refused", "http://testserver:8080": "refused",
+             "ws://testserver": "refused", "http://testserver/x": "refused"}
+    assert {o: _origin_answer(api, path, o) for o in plain} == plain
+    tls = {"https://testserver": "accepted", "https://testserver:443": "accepted",
+           "http://testserver": "refused", "https://testserver:8443": "refused"}
+    assert {o: _origin_answer(api, f"wss://testserver{path}", o) for o in tls} == tls
+
+
+def test_with_a_public_url_the_origin_is_the_public_one(tmp_path: Path) -> None:
+    """Issue 24 item 7: with ``--public-url https://x.example`` the pages are served from
+    there, so only that scheme, host and port may open a socket (the request's Host is that of
+    the proxy's hop and says nothing)."""
+    with client(tmp_path, public_url="https://x.example") as c:
+        res = new_game(c, players=2, seats=[{"kind": "human"}, {"kind": "human"}])
+        path = f"/ws/games/{res['game']}"
+        want = {"https://x.example": "accepted", "https://x.example:443": "accepted",
+                "http://x.example": "refused", "https://x.example:8443": "refused",
+                "https://y.example": "refused", "http://testserver": "refused"}
+        assert {o: _origin_answer(c, path, o) for o in want} == want
+        # A client that is no browser sends no Origin.
+        with c.websocket_connect(path) as ws:
+            ping(ws)
+
+
+def _cut_off(port: int, path: str, head: bytes, body: bytes) -> None:
+    """Send a request's headers and part of its body, then hang up without reading."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(b"POST " + path.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                  b"Content-Type: application/json\r\n" + head + b"\r\n" + body)
+        time.sleep(0.2)  # the server is now waiting for the rest
+
+
+def test_a_client_hanging_up_mid_body_is_no_server_error(tmp_path: Path) -> None:
+    """Issue 24 item 7: a request whose client hangs up before its body is complete (a
+    Content-Length larger than what came, a chunked body cut off) is recorded as 499 (client
+    closed request), counted so in the metrics, with no traceback and no 500; the server goes
+    on serving."""
+    port = _free_port()
+    proc = start_serve(tmp_path / "s.db", port)
+    try:
+        for path in ("/api/games", "/api/score", "/api/tables", "/api/no-such-route"):
+            _cut_off(port, path, b"Content-Length: 1000\r\n", b'{"players": ')
+        _cut_off(port, "/api/score", b"Transfer-Encoding: chunked\r\n", b"c\r\n{\"position\":\r\n")
+        time.sleep(0.5)
+        assert httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5).status_code == 200
+        r = httpx.post(f"http://127.0.0.1:{port}/api/games", json={"players": 2}, timeout=10)
+        assert r.status_code == 201, r.text
+        metrics = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
+        assert 'status="500"' not in metrics
+        total_499 = sum(float(line.rsplit(" ", 1)[1]) for line in metrics.splitlines()
+                        if line.startswith("rebirth_http_requests_total{") and 'status="499"' in line)
+        assert total_499 == 5, metrics
+    finally:
+        proc.terminate()
+        try:
+            out, _ = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, _ = proc.communicate()
+    assert "Traceback" not in out and "Exception in ASGI application" not in out, out[-3000:]
+    logged = [json.loads(line) for line in out.splitlines() if line.startswith('{"ts"')]
+    assert [e["status"] for e in logged if e["method"] == "POST"].count(499) == 5, out[-3000:]
+    assert not any(e["status"] >= 500 for e in logged), out[-3000:]

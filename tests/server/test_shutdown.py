@@ -16,9 +16,9 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from rebirth.server.hub import rebuild
+from rebirth.server.authority.live import rebuild
+from rebirth.server.persistence.store import Store
 from rebirth.server.settings import sqlite_url
-from rebirth.server.store import Store
 from server import kit
 from server.workerkit import free_port, start_serve
 

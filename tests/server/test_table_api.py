@@ -161,7 +161,7 @@ def test_a_storage_failure_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     goes in once storage works again."""
     from sqlalchemy.exc import OperationalError
 
-    from rebirth.server.store import Store
+    from rebirth.server.persistence.store import Store
 
     def full(*_a: Any) -> None:
         raise OperationalError("INSERT", {}, Exception("database or disk is full"))

@@ -2,17 +2,21 @@
 cloud metadata address), multicast, reserved and IPv4-mapped forms of them are refused — checked
 after name resolution, on every address a name resolves to, and the request goes to the
 checked address (one lookup: no DNS-rebinding window); redirects are not followed;
-``REBIRTH_WEBHOOK_ALLOW_PRIVATE`` allows internal addresses."""
+``REBIRTH_WEBHOOK_ALLOW_PRIVATE`` allows internal addresses. Issue 24 item 7: registration
+resolves and judges the host the same way (``127.1``, ``0xa000001``, ``localhost``, the metadata
+name, an unresolvable name are refused when typed, with a text naming host and address)."""
 
 from __future__ import annotations
 
 import ipaddress
 import socket
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from rebirth.server.webhook_guard import WebhookFailed, WebhookRefused, forbidden, post_json
+from rebirth.server.notifications.webhook_guard import WebhookFailed, WebhookRefused, forbidden, post_json
+from server import kit
 from server.notifykit import receiver
 
 BODY = b'{"content": "x", "text": "x"}'
@@ -116,3 +120,77 @@ def test_not_an_http_url(url: str) -> None:
 def test_error_answers_are_failures_to_retry() -> None:
     with receiver(status=500) as rec, pytest.raises(WebhookFailed, match="500"):
         post_json(rec.url(), BODY, allow_private=True, timeout=2)
+
+
+# ------------------------------------------------------------- judged at registration too
+
+
+def _register(tmp: Path, hook: str, *, later: bool = False) -> Any:
+    """Register ``hook`` for seat 0 (internal addresses not allowed): at creation, or later
+    with the seat's own link; the answer."""
+    with kit.client(tmp, webhook_allow_private=False) as c:
+        if not later:
+            return c.post("/api/games", json={"players": 2, "seats": [
+                {"kind": "human", "notify": {"webhook": hook}}, {"kind": "human"}]})
+        g = kit.new_game(c, players=2, seats=[{"kind": "human"}, {"kind": "human"}])
+        tok = kit.seat_tokens(c, g)[0]
+        return c.put(f"/api/games/{g['game']}/notify", json={"webhook": hook},
+                     headers={"Authorization": f"Bearer {tok}"})
+
+
+@pytest.mark.parametrize("later", [False, True], ids=["at-creation", "set-later"])
+@pytest.mark.parametrize(("host", "named"), [
+    ("127.1", "127.0.0.1"),  # inet_aton's short form of loopback
+    ("0xa000001", "10.0.0.1"),  # a private address written as one hex number
+    ("2130706433", "127.0.0.1"),  # loopback as one decimal number
+    ("localhost", "127.0.0.1"),
+    ("hooks.rebinding.test", "192.168.0.7"),  # a name pointing inside (the resolver is faked)
+])
+def test_a_name_resolving_inside_is_refused_at_registration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            host: str, named: str, later: bool) -> None:
+    """Issue 24 item 7: registration resolves the host and judges every address with the
+    delivery's own function; the refusal names the host and the address (en, de)."""
+    asked = fake_dns(monkeypatch, {"hooks.rebinding.test": ["192.168.0.7"]})
+    r = _register(tmp_path, f"http://{host}:8080/hook", later=later)
+    assert r.status_code == 400, r.text
+    err = r.json()["error"]
+    assert err["code"] == "bad_notify" and err["details"]["field"] == "webhook"
+    for lang in ("en", "de"):
+        assert host in err["message"][lang] and named in err["message"][lang], err["message"]
+    assert err["message"]["en"] != err["message"]["de"]
+    # Only the faked name went to the (faked) resolver; the other spellings the real one reads
+    # without a network (numbers, /etc/hosts).
+    assert ("hooks.rebinding.test" in asked) == (host == "hooks.rebinding.test")
+
+
+@pytest.mark.parametrize("host", ["metadata.google.internal", "METADATA.google.internal.", "metadata"])
+def test_the_metadata_name_is_refused_at_registration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      host: str) -> None:
+    fake_dns(monkeypatch, {host: ["8.8.8.8"]})  # whatever it resolves to
+    r = _register(tmp_path, f"http://{host}/computeMetadata/v1/")
+    assert r.status_code == 400
+    err = r.json()["error"]
+    assert err["code"] == "bad_notify" and all(host.lower() in m for m in err["message"].values())
+    assert "metadata" in err["message"]["en"] and "Metadaten" in err["message"]["de"]
+
+
+def test_an_unresolvable_name_is_refused_at_registration(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    def nowhere(host: Any, port: Any, *args: Any, **kw: Any) -> Any:
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(socket, "getaddrinfo", nowhere)
+    r = _register(tmp_path, "https://no-such-host.example.org/hook")
+    assert r.status_code == 400
+    err = r.json()["error"]
+    assert err["code"] == "bad_notify" and err["details"]["field"] == "webhook"
+    assert all("no-such-host.example.org" in m for m in err["message"].values())
+
+
+@pytest.mark.parametrize("later", [False, True], ids=["at-creation", "set-later"])
+def test_a_public_name_is_accepted_at_registration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   later: bool) -> None:
+    asked = fake_dns(monkeypatch, {"hooks.example.org": ["93.184.215.14", "2606:4700::1111"]})
+    r = _register(tmp_path, "https://hooks.example.org/hook", later=later)
+    assert r.status_code in (200, 201), r.text
+    assert asked == ["hooks.example.org"]

@@ -30,9 +30,10 @@ from fastapi.testclient import TestClient
 from canaries import SEED_CANARY, canary_game, hidden_card_ids
 from rebirth.engine.game import Game
 from rebirth.engine.records import replay
-from rebirth.server.broker import Broker
-from rebirth.server.hub import Hub, Registry
-from rebirth.server.store import StaleWrite, Step, Store
+from rebirth.server.persistence.store import StaleWrite, Step, Store
+from rebirth.server.play.registry import Registry
+from rebirth.server.play.session import Session as Hub
+from rebirth.server.realtime.broker import Broker
 from server import kit
 from server.workerkit import RedisServer, Sock, database, free_port, prefix, redis_server, worker
 
@@ -510,7 +511,7 @@ def test_a_worker_that_lost_the_race_catches_up_and_answers_stale(tmp_path: Path
                 async def no_catch_up(strict: bool = True) -> bool:
                     return False
 
-                hb._catch_up_or_rebuild = no_catch_up  # type: ignore[method-assign]
+                hb.catch_up = no_catch_up  # type: ignore[method-assign]  # the read before a step only
                 won = da.act_first()
                 assert won["type"] == "update" and hb.committed == 0
                 db_.ws.send_json({"type": "act", "action": db_.view["legal_actions"][0], "version": 0})
@@ -530,8 +531,10 @@ def test_a_seat_handed_to_a_bot_elsewhere_refuses_its_human_step_without_a_read(
     seat is a bot's."""
     with database() as db, redis_server() as r:
         pfx = prefix()
-        with worker(tmp_path, db, r, pfx, heal_interval=600) as a, \
-                worker(tmp_path, db, r, pfx, heal_interval=600) as b:
+        # bot_delay: the bot that now plays the seat (heard of by the read-back) waits, so the
+        # log shows that the refused human step stored nothing.
+        with worker(tmp_path, db, r, pfx, heal_interval=600, bot_delay=30) as a, \
+                worker(tmp_path, db, r, pfx, heal_interval=600, bot_delay=30) as b:
             g = kit.new_game(a, board="ireland", players=2, seats=HUMANS)
             gid = g["game"]
             ha = hub(a, gid)

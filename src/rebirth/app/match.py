@@ -89,6 +89,22 @@ class Step:
         return logged(self.seat, self.text)
 
 
+@dataclass(frozen=True)
+class Proposal:
+    """A change worked out on a copy of a match: ``before`` untouched, ``after`` the match once
+    the change is accepted, ``steps`` the steps it took (to be written) and their events."""
+
+    before: Match
+    after: Match
+    steps: tuple[Step, ...]
+    events: list[Event]
+
+    @property
+    def version(self) -> int:
+        """The version the change leads to."""
+        return self.after.version
+
+
 @dataclass
 class Match:
     """A running game: the state and the seed stay here; seats get views and events."""
@@ -234,17 +250,46 @@ class Match:
             out.extend(events)
         return out
 
-    def extend(self, log: Iterable[LogEntry]) -> None:
-        """Re-enter logged steps that follow the current version (a server worker behind the
-        writer catching up) by the one replay, which advances the chance stream as the writer
-        did; raises ReplayError (and keeps the steps before the bad entry)."""
+    # ------------------------------------------------------------------ proposing
+
+    def copy(self) -> Match:
+        """An independent match in the same position (the state cloned; seats and steps
+        copied; the bots shared: they keep no state of the game)."""
+        return Match(self.game, list(self.seats), self.seed, self.state.clone(), dict(self.bots),
+                     list(self.steps))
+
+    def propose(self, seat: int, action: str, version: int | None = None) -> Proposal:
+        """:meth:`submit` on a copy: this match is untouched, the proposal holds the match
+        after the step and the steps it took (an authority writes them, then takes the copy).
+        Raises as :meth:`submit` does."""
+        after = self.copy()
+        events = after.submit(seat, action, version)
+        return Proposal(self, after, tuple(after.steps[len(self.steps):]), events)
+
+    def followed(self, log: Iterable[LogEntry]) -> Proposal:
+        """Logged steps that follow the current version (what another writer stored) re-entered
+        on a copy by the one replay, which advances the chance stream as the writer did;
+        raises ReplayError and leaves this match untouched."""
+        after = self.copy()
 
         def keep(step: ReplayedStep) -> None:
             e = step.entry
-            self.steps.append(Step(self.version, e.seat if isinstance(e, ActionEntry) else None,
-                                   step.events, e.text))
+            after.steps.append(Step(after.version, e.seat if isinstance(e, ActionEntry) else None,
+                                    step.events, e.text))
 
-        replay_log(self.state, log, on_step=keep)
+        replay_log(after.state, log, on_step=keep)
+        steps = tuple(after.steps[len(self.steps):])
+        return Proposal(self, after, steps, [e for st in steps for e in st.events])
+
+    def with_seat(self, seat: int, kind: str, bot: Bot | None) -> Match:
+        """A copy whose ``seat`` is played by ``kind`` (a bot: ``bot``; a human: None)."""
+        after = self.copy()
+        after.seats[seat] = Seat(after.seats[seat].name, kind)
+        if bot is None:
+            after.bots.pop(seat, None)
+        else:
+            after.bots[seat] = bot
+        return after
 
     def step_bot(self) -> list[Event]:
         """Let the bot to move act once."""
@@ -272,5 +317,5 @@ def restore(game: Game, setup: Setup, seed: int | None, log: Iterable[LogEntry],
     return Match.resume(game, state, seats, seed, steps)
 
 
-__all__ = ["HUMAN", "ActionError", "Match", "NotYourTurnError", "StaleVersionError", "Step",
+__all__ = ["HUMAN", "ActionError", "Match", "NotYourTurnError", "Proposal", "StaleVersionError", "Step",
            "bot_seed", "new_seed", "restore"]

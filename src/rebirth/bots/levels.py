@@ -12,6 +12,7 @@ the two builds' ``hard`` games differ, as their budgets do.
 from __future__ import annotations
 
 from importlib.machinery import EXTENSION_SUFFIXES
+from importlib.resources import files
 
 from rebirth.bots.base import Bot, register
 from rebirth.bots.greedy import GreedyBot
@@ -26,6 +27,16 @@ from rebirth.engine.views import View
 def build_kind() -> str:
     """``"compiled"`` when the engine runs as compiled (mypyc) extension modules, else ``"pure"``."""
     return "compiled" if _state_module.__file__.endswith(tuple(EXTENSION_SUFFIXES)) else "pure"
+
+
+def build_note() -> str | None:
+    """Why this is the pure build although the compiled one was asked for: the sentence the
+    build backend left in the package when compiling failed (build_backend/rebirth_backend.py),
+    else None."""
+    note = files("rebirth").joinpath("build_note.txt")
+    if not note.is_file():
+        return None
+    return note.read_text(encoding="utf-8").strip() or None
 
 
 HARD_ITERATIONS_PURE = 600

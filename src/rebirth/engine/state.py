@@ -224,6 +224,8 @@ class State:
 
     __slots__ = (
         "_events",
+        "_rng",
+        "_rng_shared",
         "board",
         "cards",
         "castles",
@@ -242,7 +244,6 @@ class State:
         "pending_double",
         "pending_extra",
         "phase",
-        "rng",
         "score",
         "setup",
         "source",
@@ -266,7 +267,8 @@ class State:
         self.n = n
         self.setup = setup
         self.source = source
-        self.rng = random.Random(seed)
+        self._rng = random.Random(seed)
+        self._rng_shared = False
         ns = len(b.spaces)
         self.occupancy = Occupancy.empty(ns, len(b.regions), n)
         free = self.occupancy.free
@@ -502,9 +504,11 @@ class State:
         c.n = self.n
         c.setup = self.setup
         c.source = None if self.source is None else self.source.clone()
-        # Random(0) is cheap to build; a seedless Random() would read the OS entropy pool.
-        c.rng = random.Random(0)
-        c.rng.setstate(self.rng.getstate())
+        # The chance stream is shared until one of the two draws from it (copy on first use):
+        # copying a Mersenne Twister is two thirds of a clone, and most clones (a search's, the
+        # server's proposal of a step) never draw.
+        c._rng = self._rng
+        c._rng_shared = self._rng_shared = True
         c.occupancy = self.occupancy.clone()
         c.districts = self.districts.clone()
         c.castles = self.castles.clone()
@@ -517,7 +521,9 @@ class State:
         c.extra_tile = self.extra_tile
         c.tiles = self.tiles.clone()
         c.history = self.history[:]
-        c.hjson = []
+        # The history's JSON is built lazily and its entries are never edited: sharing them
+        # keeps a clone from rebuilding the whole list on its next view.
+        c.hjson = self.hjson[:]
         c.winners_ = self.winners_[:]
         c.final_events = self.final_events[:]
         c.initial_events = self.initial_events
@@ -556,6 +562,23 @@ class State:
             return []
         fd = self.face_down(self.cur)
         return [(t, fd.count(t) / len(fd)) for t in sorted(set(fd))]
+
+    @property
+    def rng(self) -> random.Random:
+        """The game's chance stream (I-7's reveals): this state's own, copied from a clone's
+        shared one on first use."""
+        if self._rng_shared:
+            # Random(0) is cheap to build; a seedless Random() would read the OS entropy pool.
+            own = random.Random(0)
+            own.setstate(self._rng.getstate())
+            self._rng = own
+            self._rng_shared = False
+        return self._rng
+
+    @rng.setter
+    def rng(self, value: random.Random) -> None:
+        self._rng = value
+        self._rng_shared = False
 
     def sample_chance(self, rng: random.Random) -> int:
         """A chance outcome drawn with its probability (one ``rng.random()`` call)."""

@@ -13,34 +13,27 @@ from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from rebirth.engine.formats import field_fault
 from rebirth.engine.messages import text
-from rebirth.server import (
-    analysis,
-    calc,
-    clockapi,
-    data,
-    health,
-    lobby,
-    notify,
-    notify_api,
-    openapi,
-    play,
-    rematch,
-    static,
-    table,
-)
-from rebirth.server.caps import Caps
+from rebirth.server.api import analysis, calc, data, health, lobby, openapi, play, rematch
+from rebirth.server.api import clocks as clockapi
+from rebirth.server.api import notify as notify_api
+from rebirth.server.api import tables as table
 from rebirth.server.errors import ApiError, error_response, texts
-from rebirth.server.guard import Guard
-from rebirth.server.hub import GameFactory, Registry, SeedFactory, log
-from rebirth.server.lifecycle import Lifecycle
 from rebirth.server.metrics import Metrics
+from rebirth.server.notifications import notifier as notify
+from rebirth.server.operations.caps import Caps
+from rebirth.server.operations.guard import CLIENT_CLOSED, CLIENT_GONE, Guard
+from rebirth.server.operations.throttle import RateLimit, Throttle
+from rebirth.server.pages import static
+from rebirth.server.persistence.store import Store
+from rebirth.server.play.lifecycle import Lifecycle
+from rebirth.server.play.registry import GameFactory, Registry, SeedFactory, log
+from rebirth.server.play.session import ServerError
 from rebirth.server.settings import Settings
-from rebirth.server.store import Store
-from rebirth.server.tables import TableRegistry
-from rebirth.server.throttle import RateLimit, Throttle
+from rebirth.server.tables.authority import TableRegistry
 
 access = logging.getLogger("rebirth.access")
 """One JSON line per HTTP request (method, path, route template, status, ms, client)."""
@@ -94,7 +87,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
         if settings.redis_url:
             # One worker of several on the same database: Redis tells it when games move on.
             await registry.start_workers()
-        # Caps and the games' life in memory (server/caps.py, server/lifecycle.py): the bot
+        # Caps and the games' life in memory (server/operations/caps.py, server/play/lifecycle.py): the bot
         # games load in the background, so the server listens at once.
         app.state.caps = Caps(store, settings.max_games_per_client, settings.max_bot_games,
                               settings.max_sockets_per_game)
@@ -118,11 +111,11 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     metrics = Metrics()
     app.state.metrics = metrics
 
-    # Rate limits (server/throttle.py), inside the guard: a 429 carries the security headers.
+    # Rate limits (server/operations/throttle.py), inside the guard: a 429 carries the security headers.
     app.state.throttle = Throttle(settings, metrics)
     app.add_middleware(RateLimit, throttle=app.state.throttle)
     # Bounded bodies (counted as they stream), security headers, the WebSocket's Origin check.
-    app.add_middleware(Guard, max_bytes=settings.max_message_bytes)
+    app.add_middleware(Guard, max_bytes=settings.max_message_bytes, public_url=settings.public_url)
 
     # Added last, so outermost: every request is logged and counted, those the guard refuses too.
     @app.middleware("http")
@@ -136,6 +129,18 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
             response = await call_next(request)
             status = response.status_code
             return response
+        except ClientDisconnect:
+            # A client that hung up mid-request is no server error: recorded as 499 (client
+            # closed request), without a traceback; nobody reads the answer.
+            status = CLIENT_CLOSED
+            return Response(status_code=CLIENT_CLOSED)
+        except RuntimeError:
+            # The guard saw the hang-up and returned without an answer; starlette then raises
+            # "No response returned". Any other RuntimeError is a bug and goes on.
+            if not request.scope.get(CLIENT_GONE):
+                raise
+            status = CLIENT_CLOSED
+            return Response(status_code=CLIENT_CLOSED)
         finally:
             seconds = time.perf_counter() - start
             route = request.scope.get("route")
@@ -153,6 +158,11 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
         return exc.response()
 
+    @app.exception_handler(ServerError)
+    async def storage_failed(_request: Request, _exc: ServerError) -> JSONResponse:
+        # A change the store could not take (server/play/session.py): nothing changed.
+        return error_response(503, "server_error", texts("server.storage_failed"), {"reason": "storage"})
+
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {"loc": (), "type": "missing", "msg": ""}
@@ -167,6 +177,11 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return error_response(exc.status_code, code, texts(f"server.{code}", status=exc.status_code))
+
+    @app.exception_handler(ClientDisconnect)
+    async def client_gone(_request: Request, _exc: ClientDisconnect) -> Response:
+        # The client hung up while a route read its body: nobody to answer, nothing to log.
+        return Response(status_code=CLIENT_CLOSED)
 
     @app.exception_handler(Exception)
     async def unexpected(_request: Request, exc: Exception) -> JSONResponse:

@@ -14,8 +14,8 @@ import uvicorn
 from pydantic import ValidationError
 
 from rebirth.app.fileio import check_writable_file
-from rebirth.server.addresses import is_loopback_host, listen_urls
 from rebirth.server.app import create_app, tune_gc
+from rebirth.server.operations.addresses import is_loopback_host, listen_urls
 from rebirth.server.settings import Settings, sqlite_url
 
 

@@ -67,7 +67,8 @@ class Settings(BaseSettings):
     """The proxies whose ``X-Forwarded-For``/``-Proto`` headers are believed (comma-separated
     addresses, ``*`` for any): uvicorn's ``--forwarded-allow-ips``."""
     smtp_host: str = ""
-    """The SMTP server turn notifications are sent through; empty: no e-mail (server/notify.py)."""
+    """The SMTP server turn notifications are sent through; empty: no e-mail
+    (server/notifications/notifier.py)."""
     smtp_port: int = 25
     smtp_user: str = ""
     smtp_password: str = ""
@@ -87,8 +88,9 @@ class Settings(BaseSettings):
     notify_attempts: int = 6
     """Deliveries tried per notification before it is given up (logged)."""
 
-    # Limits under load (server/throttle.py, server/caps.py, server/lifecycle.py). Rates are
-    # moving windows in the ``limits`` notation ("20/second;600/minute"); empty: no limit.
+    # Limits under load (server/operations/throttle.py, server/operations/caps.py,
+    # server/play/lifecycle.py). Rates are moving windows in the ``limits`` notation
+    # ("20/second;600/minute"); empty: no limit.
     rate_socket: str = "20/second;600/minute"
     """WebSocket messages per connection."""
     rate_socket_client: str = "60/second;3000/minute"

@@ -24,7 +24,7 @@ const pointsAttr = (pts) => pts.map(([a, b]) => `${a.toFixed(2)},${b.toFixed(2)}
 const edgeFacing = (x, y, nx, ny) => (Math.round(Math.atan2(ny - y, nx - x) / (Math.PI / 3)) + 6) % 6;
 
 /** Map geometry and the server's facts, shared by the board and the replay. `data` is the
- * answer of GET /api/boards/{board}: `map` (the map file) and `facts` (server/facts.py). */
+ * answer of GET /api/boards/{board}: `map` (the map file) and `facts` (server/pages/facts.py). */
 export class MapModel {
   constructor(data) {
     const { map, facts } = data;

@@ -13,7 +13,7 @@ const S = window.rebirthState = {
   boards: {}, model: null, view: null, busy: 0,
 };
 
-// The board's facts from the server (server/facts.py): tile codes, categories, display size…
+// The board's facts from the server (server/pages/facts.py): tile codes, categories, display size…
 const facts = () => S.boards[S.pos.board].facts;
 const colours = () => S.boards[S.pos.board].model.colours;
 

@@ -1,7 +1,7 @@
 // Telling a player it is their turn (issue 16 item 2). On the page itself: the tab title
 // "(Your turn) …", a badge on the favicon, a short sound and the browser's Notification API when
 // permitted (each of the last two chosen per seat, kept in this browser). Away from the page:
-// the webhook and e-mail the seat chose, which the server sends (server/notify.py); this module
+// the webhook and e-mail the seat chose, which the server sends (server/notifications/notifier.py); this module
 // holds the small form that sets them with the seat's own link.
 import { api, errorText, h, t } from "./common.js";
 

@@ -1,0 +1,38 @@
+"""Clock REST (``/api``, issue 16 item 1): a timed-out seat taken back by its own link, time added
+or the clock turned off (WCAG 2.2.1). The clock's changes: :mod:`rebirth.server.clocks.changes`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from rebirth.server.api.lobby import GameHub, GameToken
+from rebirth.server.clocks.changes import Adjust, ClockChange, TakeBack
+from rebirth.server.errors import ApiError
+
+router = APIRouter(prefix="/api", tags=["clock"])
+
+
+@router.post("/games/{game_id}/seats/{seat}/back")
+async def take_back(seat: int, hub: GameHub, tok: GameToken) -> dict[str, Any]:
+    """A player whose time ran out takes their seat back from the bot (only that seat's link, or
+    the hot-seat table the player sits at)."""
+    if not 0 <= seat < hub.game.players:
+        raise ApiError(404, "unknown_seat")
+    if not (tok.role == "table" or (tok.role == "seat" and tok.seat == seat)):
+        raise ApiError(403, "forbidden")
+    await hub.move_clock(TakeBack(hub.host.store, seat=seat))
+    async with hub.lock:
+        return hub.summary()
+
+
+@router.post("/games/{game_id}/clock")
+async def change_clock(body: ClockChange, hub: GameHub, tok: GameToken) -> dict[str, Any]:
+    """Add time for every seat, or turn the clock off: the admin or any player may (a player who
+    needs more time must be able to get it, WCAG 2.2.1); spectators may not."""
+    if tok.role not in ("admin", "seat", "table"):
+        raise ApiError(403, "forbidden")
+    await hub.move_clock(Adjust(hub.host.store, change=body))
+    async with hub.lock:
+        return hub.summary()

@@ -1,0 +1,81 @@
+"""Data endpoints (``/api``): shipped maps, message catalogs and rule variants (docs/protocol.md).
+
+They read only what the package ships; a board is only ever a shipped board's *name* (checked
+against the list of shipped files), never a path.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+from fastapi import APIRouter
+
+from rebirth.app.match import HUMAN
+from rebirth.engine.game import IRELAND_VARIANTS, SCOTLAND_VARIANTS, VARIANTS
+from rebirth.engine.i18n import registry
+from rebirth.engine.messages import load_catalog
+from rebirth.server.errors import ApiError, known_lang, texts
+from rebirth.server.pages.facts import board_facts
+
+router = APIRouter(prefix="/api", tags=["data"])
+
+KINDS = (HUMAN, "easy", "normal", "hard", "expert")
+"""The seat kinds a new game may have."""
+
+
+def data_names(folder: str) -> list[str]:
+    """The names of the JSON files shipped in ``rebirth/data/<folder>``."""
+    base = resources.files("rebirth") / "data" / folder
+    return sorted(p.name[:-5] for p in base.iterdir() if p.name.endswith(".json"))
+
+
+def data_json(folder: str, name: str) -> Any:
+    """One shipped JSON file (``name`` must come from :func:`data_names`)."""
+    return json.loads((resources.files("rebirth") / "data" / folder / f"{name}.json").read_text("utf-8"))
+
+
+def require_board(board: Any, status: int = 400, code: str = "bad_board") -> str:
+    """``board`` when it names a shipped map; otherwise an :class:`ApiError` (no file is opened)."""
+    if not isinstance(board, str) or board not in data_names("maps"):
+        shown = board if isinstance(board, str) else str(board)
+        raise ApiError(status, code, texts("server.unknown_board", board=repr(shown[:40])))
+    return board
+
+
+@router.get("/boards/{board}")
+async def board_data(board: str) -> dict[str, Any]:
+    """A shipped map (for drawing), its mission cards and tower tokens, and its facts
+    (server/pages/facts.py)."""
+    require_board(board, 404, "unknown_board")
+    out: dict[str, Any] = {"board": board, "map": data_json("maps", board), "missions": None, "tokens": None,
+                           "facts": board_facts(board)}
+    if board in data_names("missions"):
+        out["missions"] = data_json("missions", board)
+    if f"{board}_towers" in data_names("tokens"):
+        out["tokens"] = data_json("tokens", f"{board}_towers")
+    return out
+
+
+@router.get("/languages")
+async def languages() -> dict[str, Any]:
+    """The declared languages in menu order (the registry, data/i18n/languages.json): the
+    pages' language menus are filled from this, never from a list of their own."""
+    return {"languages": [{"code": lang.code, "name": lang.name} for lang in registry().languages]}
+
+
+@router.get("/i18n/{lang}")
+async def catalog(lang: str) -> dict[str, Any]:
+    """The engine's catalog and the page's strings of ``lang`` (data/i18n/<lang>/)."""
+    known_lang(lang, 404)
+    return {"lang": lang, "events": load_catalog(lang, "messages"), "page": load_catalog(lang, "page")}
+
+
+@router.get("/variants")
+async def variants() -> dict[str, Any]:
+    """Every rule variant with its explanation (en, de) and the boards it applies to."""
+    return {"variants": [{"name": k, "text": dict(v), "boards": [b for b, vs in (
+        ("scotland", SCOTLAND_VARIANTS), ("ireland", IRELAND_VARIANTS)) if k in vs]}
+        for k, v in VARIANTS.items()],
+        "kinds": list(KINDS)}

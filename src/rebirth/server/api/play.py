@@ -1,0 +1,142 @@
+"""The game WebSocket (``/ws/games/{id}``): hello/sync, act, preview, claim, chat, ping
+(docs/protocol.md). Frames are the declared types of server/realtime/protocol.py, decoded and
+validated there; every refusal is an ``error`` frame, the connection stays open and nothing
+changes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import secrets
+import time
+
+from fastapi import APIRouter, WebSocket
+from starlette.websockets import WebSocketDisconnect
+
+from rebirth.engine.actions import ActionError
+from rebirth.server.api.deps import RegistryDep, SettingsDep
+from rebirth.server.errors import texts
+from rebirth.server.operations.caps import Caps
+from rebirth.server.operations.throttle import Throttle, client_address
+from rebirth.server.persistence.store import hash_token
+from rebirth.server.play.registry import Registry
+from rebirth.server.play.session import ServerError, Session, action_code
+from rebirth.server.realtime import protocol as p
+from rebirth.server.realtime.protocol import error_frame
+from rebirth.server.realtime.room import Conn
+
+router = APIRouter(tags=["play"])
+access = logging.getLogger("rebirth.access")
+
+
+@router.websocket("/ws/games/{game_id}")
+async def game_socket(ws: WebSocket, game_id: str, registry: RegistryDep, settings: SettingsDep) -> None:
+    """One device's connection to one game."""
+    await ws.accept()
+    session = await registry.get(game_id) if len(game_id) <= 64 else None
+    caps: Caps = ws.app.state.caps
+    # No await between the load and the count: the idle sweep cannot drop the game in between.
+    if session is not None and not caps.attach(session.id):
+        registry.metrics.rate_limited.labels("sockets").inc()
+        cap = caps.max_sockets_per_game
+        await ws.send_text(p.encode(error_frame("too_many_sockets", session.committed,
+                                                texts("server.too_many_sockets", n=cap), {"cap": cap})))
+        await ws.close(code=1013)  # "try again later"
+        return
+    throttle: Throttle = ws.app.state.throttle
+    client = client_address(ws.scope, settings)
+    conn = Conn(ws)
+    conn_key = secrets.token_hex(8)
+    registry.metrics.connections.inc()
+    try:
+        while True:
+            msg = await ws.receive()
+            if msg["type"] == "websocket.disconnect":
+                break
+            version = session.committed if session is not None else None
+            refusal = await throttle.socket_message(conn_key, client)
+            if refusal is not None:
+                await conn.send(error_frame("rate_limited", version, refusal.text(), refusal.details()))
+                continue
+            raw = msg.get("text")
+            if raw is None:
+                data = msg.get("bytes") or b""
+                size = len(data)
+                try:
+                    raw = data.decode("utf-8")
+                except UnicodeDecodeError:
+                    raw = ""
+            else:
+                size = len(raw.encode("utf-8"))
+            if size > settings.max_message_bytes:
+                await conn.send(error_frame("too_large", version))
+                continue
+            try:
+                frame = p.decode(raw)
+            except p.BadFrame as exc:
+                details = {"reason": exc.reason} if exc.reason else None
+                await conn.send(error_frame("bad_message", version, exc.text, details))
+                continue
+            await _handle(conn, session, frame, registry)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        conn.closed = True
+        registry.metrics.connections.dec()
+        if session is not None:
+            caps.detach(session.id)
+            # Shielded: a cancelled handler (server shutdown, test client) still updates presence.
+            await asyncio.shield(session.leave(conn))
+
+
+async def _handle(conn: Conn, session: Session | None, frame: p.Inbound, registry: Registry) -> None:
+    if isinstance(frame, p.PingFrame):
+        await conn.send(p.Pong())
+        return
+    if session is None:
+        await conn.send(error_frame("unknown_game", None))
+        return
+    version = session.committed
+    if isinstance(frame, p.HelloFrame):
+        tok = await asyncio.to_thread(registry.store.token, frame.token)
+        if tok is None or tok.game != session.id:
+            await conn.send(error_frame("bad_token", version))
+            return
+        if tok.revoked:
+            await conn.send(error_frame("revoked", version))
+            return
+        await session.join(conn, tok, hash_token(frame.token), max(-1, frame.since))
+        # One structured line per joined socket (HTTP requests have theirs in app.py): which
+        # process serves which seat of which game, behind a load balancer. Never the token.
+        access.info(json.dumps({"ts": round(time.time(), 3), "event": "join", "game": session.id,
+                                "role": tok.role, "seat": tok.seat, "pid": os.getpid()}))
+        return
+    if conn.role is None:
+        await conn.send(error_frame("hello_first", version))
+        return
+    try:
+        if isinstance(frame, p.ActFrame):
+            await session.act(conn, frame.seat, frame.action, frame.version)
+        elif isinstance(frame, p.PreviewAsk):
+            await conn.send(await session.preview(conn, frame.seat, frame.action))
+        elif isinstance(frame, p.ChatSay):
+            await session.social.chat(conn, frame)  # server/social: checks, stores, delivers
+        elif isinstance(frame, p.ChatHistoryAsk):
+            await session.social.history(conn, frame)
+        elif isinstance(frame, p.ClaimFrame):
+            if conn.role != "table":
+                await conn.send(error_frame("forbidden", version))
+            else:
+                await session.claim(conn, frame.seat)
+    except ActionError as exc:
+        if isinstance(frame, p.ActFrame):
+            registry.metrics.actions.labels("refused", "human").inc()
+        text = exc.texts()
+        await conn.send(error_frame(action_code(exc), session.committed, text))
+    except ServerError:
+        # The storage is away: say so (the code stays server_error for clients that know it).
+        await conn.send(error_frame("server_error", session.committed, texts("server.storage_failed"),
+                                    {"reason": "storage"}))

@@ -1,0 +1,191 @@
+"""Clock changes through the one commit path (server/authority/kernel.py): the clock turned with
+a step, a seat timed out (BGA's "zombie": handed to a bot through a conditional write that
+exactly one worker wins), taken back by its player, time added or the clock turned off; and the
+clock of ``POST /api/games`` as the REST body gives it. The pure bookkeeping is
+:mod:`rebirth.app.clock`; the rows :mod:`rebirth.server.persistence.clocks`; the rules (what a
+restart does, what a take-back gives) are in docs/protocol.md, "Clocks".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from rebirth.app.clock import MAX_ADD_S, ClockSpec, ClockState, TimeSource
+from rebirth.app.match import HUMAN, Match, bot_seed
+from rebirth.bots.base import make_bot
+from rebirth.server.authority.kernel import Unchanged
+from rebirth.server.authority.live import LiveGame
+from rebirth.server.errors import ApiError, texts
+from rebirth.server.persistence import clocks as clockstore
+from rebirth.server.persistence.store import Store
+
+wall_time: TimeSource = time.time
+"""The server's wall clock (a module attribute, so a test can replace it)."""
+
+
+def now() -> float:
+    return wall_time()
+
+
+HANDOVER_BOT = "greedy"
+"""The level a leaver's seat is handed to: by hand or when its time ran out."""
+
+
+class RealtimeClock(BaseModel):
+    """``{"kind": "realtime", "initial_s": 300, "increment_s": 10}``: a bank plus an increment."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["realtime"]
+    initial_s: int
+    increment_s: int = 0
+
+
+class TurnClock(BaseModel):
+    """``{"kind": "turn", "per_move_s": 86400}``: a deadline per move."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["turn"]
+    per_move_s: int
+
+
+ClockBody = RealtimeClock | TurnClock
+"""The ``clock`` of ``POST /api/games`` (absent or null: no clock)."""
+
+
+class ClockChange(BaseModel):
+    """``POST /api/games/{id}/clock``: add time for everyone, or turn the clock off."""
+
+    model_config = ConfigDict(extra="forbid")
+    add_s: int | None = Field(default=None, ge=1, le=MAX_ADD_S)
+    off: bool = False
+
+
+def spec_of(body: ClockBody | None, min_s: float) -> ClockSpec | None:
+    """The checked clock of a new game (``ApiError`` 400 ``bad_clock`` when out of range)."""
+    if body is None:
+        return None
+    spec = (ClockSpec("realtime", body.initial_s, body.increment_s) if isinstance(body, RealtimeClock)
+            else ClockSpec("turn", per_move_s=body.per_move_s))
+    bad = spec.problems(min_s)
+    if bad:
+        name, lo, hi = bad[0]
+        raise ApiError(400, "bad_clock", texts("server.bad_clock", field=name, low=_num(lo), high=_num(hi)),
+                       {"field": f"clock.{name}", "low": lo, "high": hi})
+    return spec
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def turned(clock: ClockState | None, match: Match) -> ClockState | None:
+    """The clock after the steps that led to ``match``: the seat to move runs (none at the end)."""
+    if clock is None:
+        return None
+    st = copy.deepcopy(clock)
+    if match.state.is_terminal():
+        st.turn(None, False, now())
+    else:
+        p = match.state.current_player
+        st.turn(p, match.seats[p].kind == HUMAN, now())
+    return st
+
+
+def with_kind(match: Match, seat: int, kind: str) -> Match:
+    """``match`` with ``seat`` played by ``kind`` from now on (a bot: a fresh one)."""
+    bot = None if kind == HUMAN else make_bot(kind, match.game, seat, bot_seed(None, seat))
+    return match.with_seat(seat, kind, bot)
+
+
+@dataclass
+class ClockMove(ABC):
+    """A change of the clock between steps, with the seats that change hands with it
+    (``{seat: (from, to)}``), stored conditionally on the clock's revision and the game's
+    version (:func:`rebirth.server.persistence.clocks.change`)."""
+
+    store: Store
+    kind: str = "clock"
+
+    @abstractmethod
+    def clock_after(self, game: LiveGame) -> tuple[ClockState, dict[int, tuple[str, str]]]:
+        """The clock after this move and the seats that change hands; raises a refusal."""
+
+    def propose(self, current: LiveGame) -> LiveGame:
+        st, kinds = self.clock_after(current)
+        m = current.match
+        for seat, (_, to) in kinds.items():
+            m = with_kind(m, seat, to)
+        return current.with_match(m).with_clock(st, current.clock_rev + 1)
+
+    async def write(self, before: LiveGame, after: LiveGame) -> None:
+        assert after.clock is not None
+        kinds = {s: (before.kinds[s], after.kinds[s]) for s in range(len(after.kinds))
+                 if before.kinds[s] != after.kinds[s]}
+        await asyncio.to_thread(clockstore.change, self.store, before.id, after.clock, before.clock_rev,
+                                before.version, kinds)
+
+
+@dataclass
+class TimeOut(ClockMove):
+    """The running seat's deadline passed: its seat goes to a bot (:data:`HANDOVER_BOT`)."""
+
+    kind: str = "timeout"
+
+    def clock_after(self, game: LiveGame) -> tuple[ClockState, dict[int, tuple[str, str]]]:
+        st = game.clock
+        if st is None or game.over:
+            raise Unchanged("no clock runs")
+        run = st.running
+        if run is None or game.match.seats[run].kind != HUMAN or not st.expired(now()):
+            # Handed to a bot by hand meanwhile (its step stops the clock), or time was added.
+            raise Unchanged("not expired")
+        new = copy.deepcopy(st)
+        seat = new.time_out(game.version)
+        return new, {seat: (HUMAN, HANDOVER_BOT)}
+
+
+@dataclass
+class TakeBack(ClockMove):
+    """The timed-out seat's own player is back: the seat is theirs again."""
+
+    seat: int = 0
+    kind: str = "take_back"
+
+    def clock_after(self, game: LiveGame) -> tuple[ClockState, dict[int, tuple[str, str]]]:
+        st = game.clock
+        if st is None or not st.timed_out[self.seat]:
+            raise ApiError(409, "not_timed_out", texts("server.not_timed_out"))
+        new = copy.deepcopy(st)
+        new.take_back(self.seat, game.version)
+        m = game.match
+        if not m.state.is_terminal() and m.state.current_player == self.seat:
+            new.turn(self.seat, True, now())  # its turn now: its time runs from here
+        return new, {self.seat: (m.seats[self.seat].kind, HUMAN)}
+
+
+@dataclass
+class Adjust(ClockMove):
+    """Time added for everyone, or the clock turned off (WCAG 2.2.1)."""
+
+    change: ClockChange | None = None
+    kind: str = "adjust"
+
+    def clock_after(self, game: LiveGame) -> tuple[ClockState, dict[int, tuple[str, str]]]:
+        st = game.clock
+        if st is None or not st.enabled or self.change is None:
+            raise ApiError(409, "no_clock", texts("server.no_clock"))
+        new = copy.deepcopy(st)
+        if self.change.off:
+            new.turn_off(now(), game.version)
+        elif self.change.add_s is not None:
+            new.add(self.change.add_s, now(), game.version)
+        else:
+            raise ApiError(400, "bad_message")
+        return new, {}

@@ -1,1 +1,0 @@
-"""The database schema's migrations (Alembic), applied at start-up by :mod:`rebirth.server.migrate`."""

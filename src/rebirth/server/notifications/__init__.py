@@ -1,0 +1,1 @@
+"""Turn notifications (webhooks, e-mail) and the guard that keeps webhooks off the server's own network."""

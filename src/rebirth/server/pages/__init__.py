@@ -1,0 +1,1 @@
+"""The pages and the board facts they are served."""

@@ -1,0 +1,91 @@
+"""The changes of an online game that go through its one commit path
+(server/authority/kernel.py): a seat's step, a seat handed to a bot, what another worker stored
+read back. (The clock's are in server/clocks/changes.py.)"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from rebirth.engine.replay import ReplayError
+from rebirth.server.authority.live import LiveGame, log_entries
+from rebirth.server.authority.ports import GamePort
+from rebirth.server.clocks.changes import turned, with_kind
+from rebirth.server.persistence import clocks as clockstore
+from rebirth.server.persistence.store import Step
+
+
+@dataclass
+class StepChange:
+    """A seat's action (a human's or a bot's) and the chance it causes; the clock turns and
+    the turn's notification is enqueued in the same write."""
+
+    session: GamePort
+    seat: int
+    action: str
+    version: int | None
+    kind: str = "human"
+
+    def propose(self, current: LiveGame) -> LiveGame:
+        p = current.match.propose(self.seat, self.action, self.version)  # raises and changes nothing
+        after = current.with_match(p.after)
+        return after.with_clock(turned(current.clock, p.after), current.clock_rev + 1) \
+            if current.clock is not None else after
+
+    async def write(self, before: LiveGame, after: LiveGame) -> None:
+        s = self.session
+        steps = [Step(st.version, st.seat, st.text) for st in after.match.steps[len(before.match.steps):]]
+        also = None if after.clock is None else clockstore.write_in(s.id, after.clock, before.clock_rev)
+        notice = s.host.turn_notice(s.id, after)
+        first = steps[0].seat if steps else None
+        actor = None if first is None else (first, before.match.seats[first].kind)
+        metrics = s.host.metrics
+        with metrics.timed(metrics.store_commit_seconds):
+            made = await s.host.store.append_soon(s.id, steps, after.version, after.over, also, actor, notice)
+        s.notified = None if notice is None else (notice, made)
+
+
+@dataclass
+class SeatChange:
+    """A leaver's seat is played by a bot from now on."""
+
+    session: GamePort
+    seat: int
+    to: str
+    kind: str = "seat"
+
+    def propose(self, current: LiveGame) -> LiveGame:
+        return current.with_match(with_kind(current.match, self.seat, self.to))
+
+    async def write(self, before: LiveGame, after: LiveGame) -> None:
+        await asyncio.to_thread(self.session.host.store.set_kind, self.session.id, self.seat, self.to)
+
+
+@dataclass
+class Follow:
+    """What another worker stored after our version (steps, seats handed over, the clock), read
+    back: already stored, so its write is nothing."""
+
+    steps: list[Step]
+    kinds: list[str]
+    clock: tuple[Any, int, list[str]] | None
+    kind: str = "follow"
+
+    def propose(self, current: LiveGame) -> LiveGame:
+        m = current.match
+        if self.steps:
+            try:
+                m = m.followed(log_entries(current.id, m.version, self.steps)).after
+            except ReplayError as exc:
+                raise ValueError(f"game {current.id}: {exc}") from exc
+        for seat, k in enumerate(self.kinds[:len(m.seats)]):
+            if m.seats[seat].kind != k:
+                m = with_kind(m, seat, k)
+        after = current.with_match(m) if m is not current.match else current
+        if self.clock is not None and (current.clock is None or self.clock[1] != current.clock_rev):
+            after = after.with_clock(self.clock[0], self.clock[1])
+        return after
+
+    async def write(self, before: LiveGame, after: LiveGame) -> None:
+        return None

@@ -1,0 +1,1 @@
+"""The table companion's authority: physical games recorded entry by entry."""
