@@ -44,7 +44,8 @@ def test_only_a_finished_game_is_analysed_and_the_result_is_cached(tmp_path: Pat
                               "version": len(view["history"])})
                 view = _next(ws, "update")["view"]
         assert c.post(f"/api/games/{gid}/analysis?budget=1000", headers=auth).status_code == 400
-        assert c.get(url + "&lang=de", headers=auth).json() == {"status": "none"}
+        none = c.get(url + "&lang=de", headers=auth)
+        assert none.status_code == 404 and none.json()["error"]["code"] == "no_analysis"
         r = c.post(url + "&lang=de", headers=auth)
         assert r.status_code in (200, 202), r.text
         # The job runs in the background; its progress is told until it is done.

@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from rebirth.engine.records import replay
 from rebirth.server.persistence import chat as chat_store
 from rebirth.server.persistence.store import chat_messages
-from rebirth.server.social import social
+from rebirth.server.social.social import social
 from server import kit
 from server.chatkit import Seat, auth, play_out, tokens
 

@@ -190,31 +190,52 @@ def test_running_all_bot_games_are_capped_on_the_whole_server(tmp_path: Path) ->
         assert _game(c, [{"kind": "human"}, {"kind": "easy"}]).status_code == 201
 
 
-def test_sockets_per_game_are_capped_spectators_included(tmp_path: Path) -> None:
-    """Issue 15 item 6: a game takes at most ``max_sockets_per_game`` sockets; one more gets a
-    clear error frame and the close code 1013 (try again later); a freed place can be taken."""
-    with kit.client(tmp_path, max_sockets_per_game=3) as c:
-        g = _game(c).json()
+def test_sockets_per_game_are_capped_and_spectators_cannot_take_the_seats_room(tmp_path: Path) -> None:
+    """Issue 15 item 6, issue 24 item 7: a game takes at most ``max_sockets_per_game`` sockets,
+    two per seat kept for the seats' own devices; a spectator over its share gets a clear
+    error frame and the close code 1013 (try again later) — and the players still get in; a
+    freed place can be taken."""
+    with kit.client(tmp_path, max_sockets_per_game=6) as c:  # 2 seats x 2 kept: 2 for spectators
+        g = _game(c, [{"kind": "human"}, {"kind": "human"}]).json()
         spec = kit.token(g["links"]["spectator"])
+        toks = kit.seat_tokens(c, g)
         url = f"/ws/games/{g['game']}"
         with c.websocket_connect(url) as a, c.websocket_connect(url) as b:
             kit.hello(a, spec)
             kit.hello(b, spec)
             with c.websocket_connect(url) as third:
-                kit.hello(third, spec)
-                with c.websocket_connect(url) as fourth:
-                    err = fourth.receive_json()
-                    assert err["type"] == "error" and err["code"] == "too_many_sockets", err
-                    assert "3" in err["message"]["en"] and err["message"]["de"]
-                    with pytest.raises(WebSocketDisconnect) as closed:
-                        fourth.receive_json()
-                    assert closed.value.code == 1013
-            # The third closed: its place is free again; another game is not affected.
-            with c.websocket_connect(url) as again:
-                kit.hello(again, spec)
-            other = _game(c).json()
-            with c.websocket_connect(f"/ws/games/{other['game']}") as o:
-                kit.hello(o, kit.token(other["links"]["spectator"]))
+                third.send_json({"type": "hello", "token": spec, "since": -1})
+                err = third.receive_json()
+                assert err["type"] == "error" and err["code"] == "too_many_sockets", err
+                assert "6" in err["message"]["en"] and err["message"]["de"]
+                with pytest.raises(WebSocketDisconnect) as closed:
+                    third.receive_json()
+                assert closed.value.code == 1013
+            # The spectators' share is full; each seat still gets its two devices in.
+            with c.websocket_connect(url) as s0, c.websocket_connect(url) as s0b, \
+                    c.websocket_connect(url) as s1, c.websocket_connect(url) as s1b:
+                for ws, tok in ((s0, toks[0]), (s0b, toks[0]), (s1, toks[1]), (s1b, toks[1])):
+                    assert kit.hello(ws, tok)["role"] == "seat"
+        # The spectators closed: their places are free again; another game is not affected.
+        with c.websocket_connect(url) as again:
+            kit.hello(again, spec)
+        other = _game(c).json()
+        with c.websocket_connect(f"/ws/games/{other['game']}") as o:
+            kit.hello(o, kit.token(other["links"]["spectator"]))
+
+
+def test_a_socket_that_never_says_hello_is_closed(tmp_path: Path) -> None:
+    """Issue 24 item 7: a socket without a ``hello`` holds a place only for ``hello_timeout``
+    seconds: then it is told (``hello_first``) and closed (1008)."""
+    with kit.client(tmp_path, hello_timeout=0.3) as c:
+        g = _game(c).json()
+        with c.websocket_connect(f"/ws/games/{g['game']}") as ws:
+            err = ws.receive_json()
+            assert err["type"] == "error" and err["code"] == "hello_first", err
+            with pytest.raises(WebSocketDisconnect) as closed:
+                ws.receive_json()
+            assert closed.value.code == 1008
+        assert c.app.state.caps.attached(g["game"]) == 0  # type: ignore[attr-defined]
 
 
 # ---------------------------------------------------------------------- memory

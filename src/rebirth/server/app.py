@@ -174,9 +174,15 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
                               {"field": where, "reason": text(why["msg"], "en", **why["args"])})
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        return error_response(exc.status_code, code, texts(f"server.{code}", status=exc.status_code))
+        out = error_response(exc.status_code, code, texts(f"server.{code}", status=exc.status_code))
+        if exc.status_code == 405:
+            # Every method the path has, not only the first matching route's (Starlette's own).
+            allow = openapi.allowed_methods(app, request.url.path) or set(
+                (exc.headers or {}).get("Allow", "").replace(" ", "").split(","))
+            out.headers["Allow"] = ", ".join(sorted(m for m in allow if m))
+        return out
 
     @app.exception_handler(ClientDisconnect)
     async def client_gone(_request: Request, _exc: ClientDisconnect) -> Response:

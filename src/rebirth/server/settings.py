@@ -106,7 +106,10 @@ class Settings(BaseSettings):
     max_bot_games: int = Field(default=10, ge=0)
     """Unfinished games without a human seat, on the whole server (0: no cap)."""
     max_sockets_per_game: int = Field(default=50, ge=0)
-    """Open WebSockets on one game in this process, spectators included (0: no cap)."""
+    """Open WebSockets on one game in this process, spectators included (0: no cap); two per
+    seat are kept for the seats' own devices (spectators cannot take them)."""
+    hello_timeout: float = Field(default=10.0, gt=0)
+    """Seconds a socket may stay open without a ``hello`` (it holds a place while it waits)."""
     hub_idle: float = 120.0
     """Seconds a game without connections and running bots stays in memory (then it is
     dropped, and loaded again from the store on demand)."""

@@ -16,10 +16,12 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Query, Request, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 
 from rebirth.analysis import DEFAULT_WORLDS
-from rebirth.server.api.deps import RegistryDep, SettingsDep
+from rebirth.server.api import answers as a
+from rebirth.server.api.deps import SettingsDep
+from rebirth.server.api.lobby import GameHub, GameToken
 from rebirth.server.errors import ApiError, known_lang, texts
 from rebirth.server.play.session import Hub, log
 
@@ -104,41 +106,35 @@ def _analyse(record: dict[str, Any], lang: str, worlds: int,
     return analyse(record, worlds=worlds, seed=0, lang=lang, progress=progress).to_json()
 
 
-async def _finished_game(game_id: str, registry: RegistryDep, authorization: str | None) -> Hub:
-    """The game of a valid link of it, once it is over (401/403/404/409 otherwise)."""
-    if len(game_id) > 64:
-        raise ApiError(404, "unknown_game")
-    hub = await registry.get(game_id)
-    if hub is None:
-        raise ApiError(404, "unknown_game")
-    if not authorization or not authorization.startswith("Bearer ") or len(authorization) > 200:
-        raise ApiError(401, "bad_token")
-    tok = await asyncio.to_thread(registry.store.token, authorization[len("Bearer "):].strip())
-    if tok is None or tok.game != game_id:
-        raise ApiError(403, "bad_token")
-    if tok.revoked:
-        raise ApiError(403, "revoked")
+async def finished_game(hub: GameHub, _tok: GameToken) -> Hub:
+    """The game of the path, asked with a valid link of it (the lobby's dependencies: 404, then
+    401/403), once it is over (409 ``not_over``)."""
     if not hub.match.state.is_terminal():
         raise ApiError(409, "not_over", NOT_OVER)
     return hub
 
 
+FinishedGame = Annotated[Hub, Depends(finished_game)]
+"""A finished game the caller holds a link of."""
+
+
+PROGRESS: dict[int | str, dict[str, Any]] = {
+    202: a.described(a.AnalysisProgress, "the analysis is under way (or failed: ask again)")}
+"""The routes' other success: an analysis not done yet."""
+
 Budget = Annotated[int | None, Query(ge=2, le=DEFAULT_WORLDS)]
 """Worlds per decision; None: the server's ``REBIRTH_ANALYSIS_WORLDS``."""
 Lang = Annotated[str, Query(max_length=20)]
 """A declared language (data/i18n/languages.json); another is ``unknown_lang``."""
-Auth = Annotated[str | None, Header()]
 
 
-@router.post("/games/{game_id}/analysis")
-async def start_analysis(game_id: str, request: Request, response: Response, registry: RegistryDep,
-                         settings: SettingsDep, lang: Lang = "en", budget: Budget = None,
-                         authorization: Auth = None) -> dict[str, Any]:
+@router.post("/games/{game_id}/analysis", response_model=a.AnalysisAnswer, responses=PROGRESS)
+async def start_analysis(game_id: str, hub: FinishedGame, request: Request, response: Response,
+                         settings: SettingsDep, lang: Lang = "en", budget: Budget = None) -> dict[str, Any]:
     """Start the analysis of a finished game (202 with its progress), or answer it once done
     (200); any holder of one of the game's links may ask. ``budget`` (worlds per decision)
     may only lower the server's default (docs/analysis.md)."""
     known_lang(lang)
-    hub = await _finished_game(game_id, registry, authorization)
     an = _analyses(request)
     key = (game_id, lang, budget or settings.analysis_worlds)
     job = an.jobs.get(key)
@@ -151,17 +147,14 @@ async def start_analysis(game_id: str, request: Request, response: Response, reg
     return job.to_json()
 
 
-@router.get("/games/{game_id}/analysis")
-async def analysis_status(game_id: str, request: Request, response: Response, registry: RegistryDep,
-                          settings: SettingsDep, lang: Lang = "en", budget: Budget = None,
-                          authorization: Auth = None) -> dict[str, Any]:
-    """The progress or the result of a finished game's analysis; ``{"status": "none"}`` (404)
-    when none was started."""
+@router.get("/games/{game_id}/analysis", response_model=a.AnalysisAnswer, responses=PROGRESS)
+async def analysis_status(game_id: str, _hub: FinishedGame, request: Request, response: Response,
+                          settings: SettingsDep, lang: Lang = "en", budget: Budget = None) -> dict[str, Any]:
+    """The progress or the result of a finished game's analysis; 404 ``no_analysis`` (the one
+    error shape) when none was started for this language and budget."""
     known_lang(lang)
-    await _finished_game(game_id, registry, authorization)
     job = _analyses(request).jobs.get((game_id, lang, budget or settings.analysis_worlds))
     if job is None:
-        response.status_code = 404
-        return {"status": "none"}
+        raise ApiError(404, "no_analysis", texts("server.no_analysis"))
     response.status_code = 200 if job.result is not None else 202
     return job.to_json()

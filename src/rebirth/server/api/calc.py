@@ -18,6 +18,7 @@ from rebirth.engine.actions import ActionError
 from rebirth.engine.board import MapError
 from rebirth.engine.position import PositionError
 from rebirth.engine.records import RecordError
+from rebirth.server.api import answers as a
 from rebirth.server.api.data import require_board
 from rebirth.server.api.deps import SettingsDep
 from rebirth.server.errors import ApiError, known_lang
@@ -53,7 +54,7 @@ async def calculator_page(settings: SettingsDep) -> FileResponse:
     return page(settings, "calculator.html")
 
 
-@router.post("/api/score")
+@router.post("/api/score", response_model=a.Score)
 async def score(body: ScoreRequest) -> dict[str, Any]:
     """Everything the page shows, or 400 with a message (en, de) naming the field or hex; a full
     tie is the code ``ask`` with the choices in ``details.ask``."""

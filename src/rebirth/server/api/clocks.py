@@ -7,6 +7,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from rebirth.server.api import answers as a
 from rebirth.server.api.lobby import GameHub, GameToken
 from rebirth.server.clocks.changes import Adjust, ClockChange, TakeBack
 from rebirth.server.errors import ApiError
@@ -14,7 +15,7 @@ from rebirth.server.errors import ApiError
 router = APIRouter(prefix="/api", tags=["clock"])
 
 
-@router.post("/games/{game_id}/seats/{seat}/back")
+@router.post("/games/{game_id}/seats/{seat}/back", response_model=a.GameSummary)
 async def take_back(seat: int, hub: GameHub, tok: GameToken) -> dict[str, Any]:
     """A player whose time ran out takes their seat back from the bot (only that seat's link, or
     the hot-seat table the player sits at)."""
@@ -27,7 +28,7 @@ async def take_back(seat: int, hub: GameHub, tok: GameToken) -> dict[str, Any]:
         return hub.summary()
 
 
-@router.post("/games/{game_id}/clock")
+@router.post("/games/{game_id}/clock", response_model=a.GameSummary)
 async def change_clock(body: ClockChange, hub: GameHub, tok: GameToken) -> dict[str, Any]:
     """Add time for every seat, or turn the clock off: the admin or any player may (a player who
     needs more time must be able to get it, WCAG 2.2.1); spectators may not."""

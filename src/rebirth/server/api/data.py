@@ -16,6 +16,7 @@ from rebirth.app.match import HUMAN
 from rebirth.engine.game import IRELAND_VARIANTS, SCOTLAND_VARIANTS, VARIANTS
 from rebirth.engine.i18n import registry
 from rebirth.engine.messages import load_catalog
+from rebirth.server.api import answers as a
 from rebirth.server.errors import ApiError, known_lang, texts
 from rebirth.server.pages.facts import board_facts
 
@@ -44,7 +45,7 @@ def require_board(board: Any, status: int = 400, code: str = "bad_board") -> str
     return board
 
 
-@router.get("/boards/{board}")
+@router.get("/boards/{board}", response_model=a.BoardData)
 async def board_data(board: str) -> dict[str, Any]:
     """A shipped map (for drawing), its mission cards and tower tokens, and its facts
     (server/pages/facts.py)."""
@@ -58,21 +59,21 @@ async def board_data(board: str) -> dict[str, Any]:
     return out
 
 
-@router.get("/languages")
+@router.get("/languages", response_model=a.Languages)
 async def languages() -> dict[str, Any]:
     """The declared languages in menu order (the registry, data/i18n/languages.json): the
     pages' language menus are filled from this, never from a list of their own."""
     return {"languages": [{"code": lang.code, "name": lang.name} for lang in registry().languages]}
 
 
-@router.get("/i18n/{lang}")
+@router.get("/i18n/{lang}", response_model=a.Catalog)
 async def catalog(lang: str) -> dict[str, Any]:
     """The engine's catalog and the page's strings of ``lang`` (data/i18n/<lang>/)."""
     known_lang(lang, 404)
     return {"lang": lang, "events": load_catalog(lang, "messages"), "page": load_catalog(lang, "page")}
 
 
-@router.get("/variants")
+@router.get("/variants", response_model=a.Variants)
 async def variants() -> dict[str, Any]:
     """Every rule variant with its explanation (en, de) and the boards it applies to."""
     return {"variants": [{"name": k, "text": dict(v), "boards": [b for b, vs in (

@@ -14,6 +14,7 @@ from fastapi import APIRouter, Depends, Response
 from fastapi.responses import JSONResponse, PlainTextResponse
 from starlette.requests import HTTPConnection
 
+from rebirth.server.api import answers as a
 from rebirth.server.api.deps import RegistryDep
 from rebirth.server.metrics import Metrics
 
@@ -32,13 +33,14 @@ def get_metrics(conn: HTTPConnection) -> Metrics:
 MetricsDep = Annotated[Metrics, Depends(get_metrics)]
 
 
-@router.get("/healthz")
+@router.get("/healthz", response_model=a.Health)
 async def healthz() -> dict[str, str]:
     """Alive: the process and its event loop answer."""
     return {"status": "ok"}
 
 
-@router.get("/readyz", response_model=None)
+@router.get("/readyz", response_model=a.Readiness,
+            responses={503: a.described(a.Readiness, "not ready: the reason per check")})
 async def readyz(registry: RegistryDep) -> JSONResponse | dict[str, Any]:
     """Ready: the database answers and has the server's tables; 503 with the reasons when not."""
     try:

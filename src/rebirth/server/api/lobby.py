@@ -7,8 +7,7 @@ import asyncio
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Depends, Request
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -17,6 +16,7 @@ from rebirth.bots.base import BotError
 from rebirth.engine.board import MapError
 from rebirth.engine.game import SetupError
 from rebirth.engine.messages import UserError
+from rebirth.server.api import answers as a
 from rebirth.server.api.data import require_board
 from rebirth.server.api.deps import BearerToken, RegistryDep, SettingsDep
 from rebirth.server.clocks.changes import ClockBody, spec_of
@@ -37,7 +37,7 @@ router = APIRouter(prefix="/api", tags=["lobby"])
 class SeatSpec(BaseModel):
     """One seat of a new game."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     kind: Literal["human", "easy", "normal", "hard", "expert"] = "human"
     name: str | None = Field(default=None, max_length=40)
     notify: NotifySpec | None = None
@@ -47,7 +47,7 @@ class SeatSpec(BaseModel):
 class NewGame(BaseModel):
     """``POST /api/games``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     board: str = Field(default="scotland", max_length=40)
     players: int = Field(default=3, ge=2, le=4)
     seats: list[SeatSpec] = Field(default_factory=list, max_length=4)
@@ -58,7 +58,7 @@ class NewGame(BaseModel):
     chat_in_record: bool = False
     """The creator's choice: the record export carries the game's chat (server/social/social.py)."""
     clock: Annotated[ClockBody, Field(discriminator="kind")] | None = None
-    """None: no clock (server/clocks/keeper.py)."""
+    """None: no clock (server/clocks/changes.py)."""
 
 
 def _link(base: str, game: str, token: str) -> str:
@@ -91,7 +91,7 @@ GameHub = Annotated[Hub, Depends(game_hub)]
 GameToken = Annotated[TokenRow, Depends(game_token)]
 
 
-@router.post("/games", status_code=201)
+@router.post("/games", status_code=201, response_model=a.GameCreated)
 async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDep,
                       request: Request) -> dict[str, Any]:
     """Deal a new game; the answer holds the seats' invitations (no seat's token), the
@@ -151,14 +151,15 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
     }
 
 
-@router.get("/games/{game_id}")
+@router.get("/games/{game_id}", response_model=a.GameSummary)
 async def game_summary(hub: GameHub) -> dict[str, Any]:
     """The public summary of a game."""
     async with hub.lock:
         return hub.summary()
 
 
-@router.get("/games/{game_id}/record")
+@router.get("/games/{game_id}/record", response_model=a.GameRecord,
+            response_model_exclude_unset=True)
 async def game_record(hub: GameHub, tok: GameToken) -> dict[str, Any]:
     """The record: complete after the end; mid-game redacted for the token's seat."""
     seat = tok.seat if tok.role == "seat" else None
@@ -167,7 +168,7 @@ async def game_record(hub: GameHub, tok: GameToken) -> dict[str, Any]:
     return await record_chat(hub.host.store, hub.id, record)
 
 
-@router.post("/games/{game_id}/seats/{seat}/revoke")
+@router.post("/games/{game_id}/seats/{seat}/revoke", response_model=a.Reopened)
 async def revoke(game_id: str, seat: int, registry: RegistryDep, hub: GameHub,
                  tok: GameToken, settings: SettingsDep, request: Request) -> dict[str, Any]:
     """The admin re-opens a seat: a new invitation; the old token (and invitation) stop working
@@ -194,7 +195,7 @@ async def revoke(game_id: str, seat: int, registry: RegistryDep, hub: GameHub,
 class ClaimBody(BaseModel):
     """``POST /api/games/{game}/claim``: the code of an invitation link (``#i=``)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     invite: str = Field(min_length=1, max_length=64)
 
 
@@ -202,8 +203,9 @@ CLAIM_STATUS = {"bad_token": 403, "revoked": 403, "claimed": 409}
 """The answer to a refused claim (server/play/invites.py ``ClaimRefused``)."""
 
 
-@router.post("/games/{game_id}/claim")
-async def claim_seat(game_id: str, body: ClaimBody, registry: RegistryDep) -> JSONResponse:
+@router.post("/games/{game_id}/claim", response_model=a.Claimed)
+async def claim_seat(game_id: str, body: ClaimBody, registry: RegistryDep,
+                     response: Response) -> dict[str, Any]:
     """The first browser that opens an invitation takes its seat and gets the seat's token
     (once; the page keeps it). Any later claim of it is refused and gets no token."""
     if len(game_id) > 64:
@@ -214,12 +216,12 @@ async def claim_seat(game_id: str, body: ClaimBody, registry: RegistryDep) -> JS
         raise ApiError(CLAIM_STATUS[exc.code], exc.code) from None
     except SQLAlchemyError as exc:
         raise ApiError(503, "server_error") from exc
-    answer = {"game": got.game, "role": got.role, "seat": got.seat, "token": got.token}
     # Shown once, to this browser: no cache may keep it.
-    return JSONResponse(answer, headers={"Cache-Control": "no-store"})
+    response.headers["Cache-Control"] = "no-store"
+    return {"game": got.game, "role": got.role, "seat": got.seat, "token": got.token}
 
 
-@router.post("/games/{game_id}/seats/{seat}/bot")
+@router.post("/games/{game_id}/seats/{seat}/bot", response_model=a.GameSummary)
 async def hand_to_bot(seat: int, settings: SettingsDep, hub: GameHub, tok: GameToken) -> dict[str, Any]:
     """Another player hands a leaver's seat to a bot so the game can finish."""
     if not 0 <= seat < hub.game.players:

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import func, select
 from starlette.requests import HTTPConnection
 
+from rebirth.server.api import answers as a
 from rebirth.server.api.deps import RegistryDep, SettingsDep
 from rebirth.server.api.lobby import GameHub, GameToken
 from rebirth.server.errors import ApiError
@@ -42,7 +43,7 @@ def _seat_of(tok: Any) -> int:
     return seat
 
 
-@router.get("/games/{game_id}/notify")
+@router.get("/games/{game_id}/notify", response_model=a.Channels)
 async def get_channels(hub: GameHub, tok: GameToken, notifier: NotifierDep) -> dict[str, Any]:
     """The channels this seat's link chose (only that seat's own link may read them)."""
     seat = _seat_of(tok)
@@ -51,7 +52,7 @@ async def get_channels(hub: GameHub, tok: GameToken, notifier: NotifierDep) -> d
             "email_available": "email" in notifier.channels()}
 
 
-@router.put("/games/{game_id}/notify")
+@router.put("/games/{game_id}/notify", response_model=a.Channels)
 async def set_channels(body: NotifySpec, hub: GameHub, tok: GameToken, notifier: NotifierDep,
                        settings: SettingsDep, request: Request) -> dict[str, Any]:
     """Set (or with nulls clear) this seat's webhook and e-mail."""
@@ -65,7 +66,7 @@ async def set_channels(body: NotifySpec, hub: GameHub, tok: GameToken, notifier:
 class MyGames(BaseModel):
     """``POST /api/my-games``: the tokens of the links this browser holds."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     tokens: list[Annotated[str, Field(max_length=64)]] = Field(default_factory=list, max_length=MAX_TOKENS)
 
 
@@ -81,7 +82,7 @@ def _last_moves(registry: Any, ids: list[str]) -> dict[str, float]:
     return {g: moved.get(g, t) for g, t in made.items()}
 
 
-@router.post("/my-games")
+@router.post("/my-games", response_model=a.MyGames)
 async def my_games(body: MyGames, registry: RegistryDep) -> dict[str, Any]:
     """For each token (``i``: its place in the request): the game's public summary, the
     token's seat, whose turn it is and when the last move was; newest move first. A token that

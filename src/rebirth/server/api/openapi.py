@@ -7,26 +7,13 @@ FastAPI documents a 422 for bad input; this server answers 400 ``bad_message`` i
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
-from pydantic import BaseModel
 
-
-class ErrorObject(BaseModel):
-    """One refusal: a protocol code, its words in every language, optional details."""
-
-    code: str
-    message: dict[str, str]
-    details: dict[str, Any] | None = None
-
-
-class ErrorBody(BaseModel):
-    """An HTTP error answer (``{"error": {...}}``)."""
-
-    error: ErrorObject
-
+from rebirth.server.api.answers import ErrorBody
 
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorBody, "description": why} for status, why in (
@@ -51,10 +38,31 @@ def install(app: FastAPI) -> None:
                               description="The Rebirth server's REST API (docs/protocol.md).")
             for ops in doc.get("paths", {}).values():
                 for op in ops.values():
-                    op.get("responses", {}).pop("422", None)
+                    responses = op.get("responses", {})
+                    responses.pop("422", None)
+                    for status, r in responses.items():
+                        # A refusal is JSON even where the answer is not (``/metrics``' text):
+                        # FastAPI gives it the route's media type.
+                        content = r.get("content", {})
+                        if status[0] in "45" and content and "application/json" not in content:
+                            r["content"] = {"application/json": next(iter(content.values()))}
             for name in ("HTTPValidationError", "ValidationError"):
                 doc.get("components", {}).get("schemas", {}).pop(name, None)
             app.openapi_schema = doc
         return app.openapi_schema
 
     app.openapi = schema  # type: ignore[method-assign]
+
+
+def allowed_methods(app: FastAPI, path: str) -> set[str]:
+    """The methods the served schema gives ``path`` (a 405's ``Allow``, RFC 9110 15.5.6): every
+    operation of the path, not only those of the first route that matched it."""
+    out: set[str] = set()
+    for template, ops in app.openapi().get("paths", {}).items():
+        pattern = "".join("[^/]+" if part.startswith("{") else re.escape(part)
+                          for part in re.split(r"(\{[^}]*\})", template))
+        if re.fullmatch(pattern, path):
+            out |= {m.upper() for m in ops}
+    if "GET" in out:
+        out.add("HEAD")  # Starlette answers HEAD wherever it answers GET
+    return out

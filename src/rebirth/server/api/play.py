@@ -51,9 +51,21 @@ async def game_socket(ws: WebSocket, game_id: str, registry: RegistryDep, settin
     conn = Conn(ws)
     conn_key = secrets.token_hex(8)
     registry.metrics.connections.inc()
+    placed: str | None = None
+    hello_by = time.monotonic() + settings.hello_timeout
     try:
         while True:
-            msg = await ws.receive()
+            try:
+                if placed is None:
+                    # A socket without a hello holds a place: it gets a bounded time to say it.
+                    async with asyncio.timeout(max(0.0, hello_by - time.monotonic())):
+                        msg = await ws.receive()
+                else:
+                    msg = await ws.receive()
+            except TimeoutError:
+                await conn.send(error_frame("hello_first", session.committed if session else None))
+                await ws.close(code=1008)
+                break
             if msg["type"] == "websocket.disconnect":
                 break
             version = session.committed if session is not None else None
@@ -80,6 +92,11 @@ async def game_socket(ws: WebSocket, game_id: str, registry: RegistryDep, settin
                 details = {"reason": exc.reason} if exc.reason else None
                 await conn.send(error_frame("bad_message", version, exc.text, details))
                 continue
+            if isinstance(frame, p.HelloFrame) and session is not None and placed is None:
+                if not await _place(conn, session, frame, registry, caps):
+                    break
+                placed = conn.role
+                continue
             await _handle(conn, session, frame, registry)
     except WebSocketDisconnect:
         pass
@@ -87,9 +104,28 @@ async def game_socket(ws: WebSocket, game_id: str, registry: RegistryDep, settin
         conn.closed = True
         registry.metrics.connections.dec()
         if session is not None:
-            caps.detach(session.id)
+            caps.detach(session.id, placed)
             # Shielded: a cancelled handler (server shutdown, test client) still updates presence.
             await asyncio.shield(session.leave(conn))
+
+
+async def _place(conn: Conn, session: Session, hello: p.HelloFrame, registry: Registry, caps: Caps) -> bool:
+    """The first hello: the socket takes a place for its role (spectators only outside the
+    seats' reserved room) and joins; False when it was refused and closed."""
+    tok = await asyncio.to_thread(registry.store.token, hello.token)
+    if tok is not None and tok.game == session.id and not tok.revoked \
+            and not caps.place(session.id, tok.role, session.game.players):
+        registry.metrics.rate_limited.labels("sockets").inc()
+        cap = caps.max_sockets_per_game
+        await conn.send(error_frame("too_many_sockets", session.committed,
+                                    texts("server.too_many_sockets", n=cap), {"cap": cap}))
+        await conn.ws.close(code=1013)  # "try again later"
+        return False
+    await _handle(conn, session, hello, registry)
+    if conn.role is None and tok is not None and tok.game == session.id and not tok.revoked:
+        caps.detach(session.id, tok.role)  # placed, but the join did not happen
+        caps.attach(session.id)
+    return True
 
 
 async def _handle(conn: Conn, session: Session | None, frame: p.Inbound, registry: Registry) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from rebirth.server.api import answers as a
 from rebirth.server.api.deps import BearerToken, SettingsDep
 from rebirth.server.api.lobby import GameHub, GameToken, _link
 from rebirth.server.operations.addresses import base_url
@@ -26,7 +27,7 @@ async def _answer(hub: GameHub, tok: GameToken, token: str, settings: SettingsDe
     return out
 
 
-@router.post("/games/{game_id}/rematch")
+@router.post("/games/{game_id}/rematch", response_model=a.RematchStarted)
 async def start_rematch(hub: GameHub, tok: GameToken, token: BearerToken, settings: SettingsDep,
                         request: Request) -> dict[str, Any]:
     """A player (the hot-seat table, the admin) starts the finished game's rematch — or, when
@@ -35,7 +36,7 @@ async def start_rematch(hub: GameHub, tok: GameToken, token: BearerToken, settin
     return await _answer(hub, tok, token, settings, request, created)
 
 
-@router.get("/games/{game_id}/rematch")
+@router.get("/games/{game_id}/rematch", response_model=a.RematchLink)
 async def get_rematch(hub: GameHub, tok: GameToken, token: BearerToken, settings: SettingsDep,
                       request: Request) -> dict[str, Any]:
     """The caller's own link to the rematch (``game`` null: none yet). Spectators get the

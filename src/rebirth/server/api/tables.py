@@ -16,12 +16,18 @@ from pydantic import BaseModel, ConfigDict, Field
 from rebirth.engine.board import MapError
 from rebirth.engine.game import SetupError
 from rebirth.engine.messages import UserError
+from rebirth.server.api import answers as a
 from rebirth.server.api.data import require_board
 from rebirth.server.api.deps import BearerToken, SettingsDep, TablesDep
 from rebirth.server.errors import ApiError, known_lang, texts
 from rebirth.server.pages.static import page
 from rebirth.server.persistence.store import TableRow
-from rebirth.server.tables.authority import COLOURS, MAX_UNDO, TableHub, fresh_state
+from rebirth.server.tables.authority import (
+    COLOURS,
+    MAX_UNDO,
+    TableHub,
+    fresh_state,
+)
 
 router = APIRouter(tags=["table"])
 
@@ -31,7 +37,7 @@ router = APIRouter(tags=["table"])
 class NewTable(BaseModel):
     """``POST /api/tables``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     board: str = Field(default="scotland", max_length=40)
     players: int = Field(default=3, ge=2, le=4)
     names: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=4)
@@ -52,7 +58,7 @@ class Entry(BaseModel):
     required for a player's entry, left out for an entered outcome) against entering a
     placement for the wrong player."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     entry: str = Field(min_length=1, max_length=64)
     seat: int | None = Field(default=None, ge=0, le=3)
     version: int = Field(ge=0)
@@ -61,7 +67,7 @@ class Entry(BaseModel):
 class Undo(BaseModel):
     """``POST /api/tables/{id}/undo``: take back the last ``count`` entries."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     count: int = Field(default=1, ge=1, le=MAX_UNDO)
     version: int = Field(ge=0)
 
@@ -86,7 +92,7 @@ async def authed_table(gid: str, tables: TablesDep, token: BearerToken) -> Table
 AuthedTable = Annotated[TableHub, Depends(authed_table)]
 
 
-@router.post("/api/tables", status_code=201)
+@router.post("/api/tables", status_code=201, response_model=a.TableCreated)
 async def create_table(body: NewTable, tables: TablesDep) -> dict[str, Any]:
     """A new table game: its id and its secret token (shown once; only its hash is stored)."""
     known_lang(body.lang)
@@ -113,14 +119,14 @@ async def create_table(body: NewTable, tables: TablesDep) -> dict[str, Any]:
     return {"table": hub.id, "token": token, "url": f"/table/{hub.id}#t={token}"}
 
 
-@router.get("/api/tables/{gid}")
+@router.get("/api/tables/{gid}", response_model=a.TableState)
 async def table_state(hub: AuthedTable) -> dict[str, Any]:
     """The game now: view, scores, breakdown, what may be entered, the last entry's events."""
     async with hub.current():
         return hub.answer()
 
 
-@router.post("/api/tables/{gid}/entries")
+@router.post("/api/tables/{gid}/entries", response_model=a.TableState)
 async def add_entry(body: Entry, hub: AuthedTable) -> dict[str, Any]:
     """Enter what happened at the table; the engine checks it (nothing changes on an error)."""
     async with hub.current():
@@ -128,7 +134,7 @@ async def add_entry(body: Entry, hub: AuthedTable) -> dict[str, Any]:
         return hub.answer()
 
 
-@router.post("/api/tables/{gid}/undo")
+@router.post("/api/tables/{gid}/undo", response_model=a.TableState)
 async def undo(body: Undo, hub: AuthedTable) -> dict[str, Any]:
     """Take back the last ``count`` entries (deleted from the log in one transaction)."""
     async with hub.current():
@@ -136,7 +142,8 @@ async def undo(body: Undo, hub: AuthedTable) -> dict[str, Any]:
         return hub.answer()
 
 
-@router.get("/api/tables/{gid}/record")
+@router.get("/api/tables/{gid}/record", response_model=a.TableRecord,
+            response_model_exclude_unset=True)
 async def record(hub: AuthedTable) -> dict[str, Any]:
     """The table record (``"table": true``; replays with ``rebirth replay``)."""
     async with hub.current():

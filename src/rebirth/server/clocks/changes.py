@@ -41,7 +41,7 @@ HANDOVER_BOT = "greedy"
 class RealtimeClock(BaseModel):
     """``{"kind": "realtime", "initial_s": 300, "increment_s": 10}``: a bank plus an increment."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     kind: Literal["realtime"]
     initial_s: int
     increment_s: int = 0
@@ -50,7 +50,7 @@ class RealtimeClock(BaseModel):
 class TurnClock(BaseModel):
     """``{"kind": "turn", "per_move_s": 86400}``: a deadline per move."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     kind: Literal["turn"]
     per_move_s: int
 
@@ -62,7 +62,7 @@ ClockBody = RealtimeClock | TurnClock
 class ClockChange(BaseModel):
     """``POST /api/games/{id}/clock``: add time for everyone, or turn the clock off."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     add_s: int | None = Field(default=None, ge=1, le=MAX_ADD_S)
     off: bool = False
 

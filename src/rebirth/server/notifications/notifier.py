@@ -69,7 +69,7 @@ flight: a dispatcher claims only what it can start at once, so no claimed row wa
 class NotifySpec(BaseModel):
     """A seat's channels: ``{"webhook": URL, "email": ADDRESS}``, each optional (null: none)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     webhook: str | None = Field(default=None, max_length=2000)
     email: str | None = Field(default=None, max_length=254)
 

@@ -1,5 +1,6 @@
 """Caps (issue 15 item 6): unfinished games per client address, running all-bot games on the
-whole server, open sockets per game — each refused with a clear error.
+whole server, open sockets per game (with room reserved for the seats that spectators cannot
+take) — each refused with a clear error.
 
 The first two are counted in the database (they must hold across restarts and workers); the
 creator is stored as a keyed hash of the address, never the address. Sockets are counted per
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+from dataclasses import dataclass
 
 from sqlalchemy import func, insert, select
 
@@ -19,6 +21,18 @@ from rebirth.server.errors import ApiError, texts
 from rebirth.server.persistence.store import Store, game_creators, games, seats
 
 HUMAN = "human"
+
+ROOM_PER_SEAT = 2
+"""Socket places per seat of a game that spectators cannot take (a player's phone and laptop)."""
+
+
+@dataclass
+class Room:
+    """The sockets of one game in this process: waiting for their hello, spectators, seats."""
+
+    pending: int = 0
+    spectators: int = 0
+    seats: int = 0
 
 
 def client_key(address: str, salt: bytes) -> str:
@@ -42,7 +56,7 @@ class Caps:
         self.max_sockets_per_game = max_sockets_per_game
         self.create_lock = asyncio.Lock()
         """Held from the cap check of a new game until its creator is stored."""
-        self.sockets: dict[str, int] = {}
+        self.rooms: dict[str, Room] = {}
         """Open sockets per game in this process."""
 
     # ------------------------------------------------------------------ games (synchronous)
@@ -81,23 +95,49 @@ class Caps:
 
     # ------------------------------------------------------------------ sockets (event loop)
 
+    def room(self, game: str) -> Room:
+        return self.rooms.setdefault(game, Room())
+
     def attach(self, game: str) -> bool:
-        """One more socket on ``game``; False (nothing counted) when the game is full."""
-        n = self.sockets.get(game, 0)
-        if self.max_sockets_per_game and n >= self.max_sockets_per_game:
+        """A socket opened on ``game`` (not yet said hello: its role is unknown); False (nothing
+        counted) when as many are waiting for their hello as the game takes sockets."""
+        r = self.room(game)
+        if self.max_sockets_per_game and r.pending >= self.max_sockets_per_game:
             return False
-        self.sockets[game] = n + 1
+        r.pending += 1
         return True
 
-    def detach(self, game: str) -> None:
-        """A socket of ``game`` closed."""
-        n = self.sockets.get(game, 0) - 1
-        if n > 0:
-            self.sockets[game] = n
+    def place(self, game: str, role: str, players: int) -> bool:
+        """The socket said hello as ``role``: it takes a place (False: none left for it; it
+        stays counted as waiting until :meth:`detach`). The seats (a seat link, a hot-seat
+        table, the admin) have :data:`ROOM_PER_SEAT` places each that spectators cannot take."""
+        r = self.room(game)
+        cap = self.max_sockets_per_game
+        if cap:
+            if role == "spectator" and r.spectators >= max(0, cap - ROOM_PER_SEAT * players):
+                return False
+            if r.spectators + r.seats >= cap:
+                return False
+        r.pending -= 1
+        if role == "spectator":
+            r.spectators += 1
         else:
-            self.sockets.pop(game, None)
+            r.seats += 1
+        return True
+
+    def detach(self, game: str, role: str | None = None) -> None:
+        """A socket of ``game`` closed (``role``: the place it took; None: it never took one)."""
+        r = self.room(game)
+        if role is None:
+            r.pending -= 1
+        elif role == "spectator":
+            r.spectators -= 1
+        else:
+            r.seats -= 1
+        if not (r.pending or r.spectators or r.seats):
+            self.rooms.pop(game, None)
 
     def attached(self, game: str) -> int:
-        """Open sockets on ``game`` in this process."""
-        return self.sockets.get(game, 0)
-
+        """Open sockets on ``game`` in this process (waiting for their hello or placed)."""
+        r = self.rooms.get(game)
+        return 0 if r is None else r.pending + r.spectators + r.seats
