@@ -16,13 +16,13 @@ from rebirth.engine.game import VARIANTS
 from rebirth.engine.messages import languages, msg, render_message
 
 I18N = Path(__file__).resolve().parents[1] / "src" / "rebirth" / "data" / "i18n"
-CATALOGS = sorted(I18N.glob("*.json")) + sorted((I18N / "page").glob("*.json"))
+CATALOGS = sorted(I18N.glob("*/*.json"))
 # "a" before a vowel, or before a placeholder whose value may start with one.
 A_BEFORE_VOWEL = re.compile(r"\b[aA] (?:\{|[aeiouAEIOU]\w)")
 
 
 def english() -> list[Path]:
-    return [p for p in CATALOGS if p.stem == "en"]
+    return [p for p in CATALOGS if p.parent.name == "en"]
 
 
 @pytest.mark.parametrize("path", english(), ids=lambda p: str(p.relative_to(I18N)))
@@ -37,7 +37,9 @@ def test_space_kinds_carry_their_article(lang: str) -> None:
     want = {"en": {"energy": "an energy space", "food": "a food space",
                    "settlement": "a settlement space"},
             "de": {"energy": "ein Energiefeld", "food": "ein Nahrungsfeld",
-                   "settlement": "ein Siedlungsfeld"}}
+                   "settlement": "ein Siedlungsfeld"},
+            "fr": {"energy": "une case d'énergie", "food": "une case vivrière",
+                   "settlement": "une case de colonie"}}
     for kind in SPACE_KINDS:
         kind_text = render_message(f"space.kind.a.{kind}", {}, lang, ())
         kind_arg = msg(f"space.kind.a.{kind}")

@@ -1,7 +1,7 @@
 """One text system: every user-facing sentence is a catalog key plus arguments (issue 14, item 5).
 
-Checks that every catalog (the Python side's ``data/i18n/<lang>.json`` and the pages'
-``data/i18n/page/<lang>.json``) has the same keys as every other, that no Python source
+Checks that every catalog of every declared language (``data/i18n/<lang>/messages.json`` and the
+pages' ``data/i18n/<lang>/page.json``) has exactly the English keys and placeholders, that no Python source
 under ``src/`` holds German user text outside the catalogs (string literals with umlauts
 or common German words; docstrings excluded), and that every message key named in the
 source exists in the catalogs, and that every user-facing exception (a :class:`UserError` or a
@@ -99,13 +99,12 @@ def _load(path: Path) -> dict[str, str]:
     return data
 
 
-@pytest.mark.parametrize("folder", [I18N, I18N / "page"], ids=["engine", "page"])
-def test_every_catalog_has_every_key_of_every_other(folder: Path) -> None:
-    cats = {p.stem: _load(p) for p in sorted(folder.glob("*.json"))}
+@pytest.mark.parametrize("name", ["messages", "page"])
+def test_every_catalog_has_every_key_of_every_other(name: str, folder: Path = I18N) -> None:
+    cats = {p.parent.name: _load(p) for p in sorted(folder.glob(f"*/{name}.json"))}
     assert {"en", "de"} <= set(cats)
-    every = set().union(*cats.values())
     for lang, cat in cats.items():
-        assert every - set(cat) == set(), lang
+        assert set(cat) == set(cats["en"]), (lang, sorted(set(cat) ^ set(cats["en"]))[:5])
     for lang, cat in cats.items():
         for key, tpl in cat.items():
             assert messages.placeholders(tpl) == messages.placeholders(cats["en"][key]), (lang, key)
@@ -113,10 +112,16 @@ def test_every_catalog_has_every_key_of_every_other(folder: Path) -> None:
 
 def test_a_missing_key_is_found(tmp_path: Path) -> None:
     # The same check on a planted pair of catalogs: one key only in German.
-    (tmp_path / "en.json").write_text(json.dumps({"a": "A"}))
-    (tmp_path / "de.json").write_text(json.dumps({"a": "A", "b": "B"}))
+    for lang, cat in (("en", {"a": "A"}), ("de", {"a": "A", "b": "B"})):
+        (tmp_path / lang).mkdir()
+        (tmp_path / lang / "messages.json").write_text(json.dumps(cat))
     with pytest.raises(AssertionError):
-        test_every_catalog_has_every_key_of_every_other(tmp_path)
+        test_every_catalog_has_every_key_of_every_other("messages", tmp_path)
+    # ... and a placeholder renamed in one language.
+    (tmp_path / "de" / "messages.json").write_text(json.dumps({"a": "{x}"}))
+    (tmp_path / "en" / "messages.json").write_text(json.dumps({"a": "{y}"}))
+    with pytest.raises(AssertionError):
+        test_every_catalog_has_every_key_of_every_other("messages", tmp_path)
 
 
 def test_no_german_user_text_in_python_sources() -> None:

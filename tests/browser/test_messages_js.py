@@ -10,7 +10,7 @@ import pytest
 from browser.kit import LiveServer, open_page
 from rebirth.app.match import Match
 from rebirth.engine.game import Game
-from rebirth.engine.messages import render_message
+from rebirth.engine.messages import languages, render_message
 
 
 @pytest.mark.parametrize("board", ["scotland", "ireland"])
@@ -26,7 +26,7 @@ def test_js_renderer_matches_python(board: str, live_server: LiveServer, new_con
                     msgs.append((e["private_key"], e["private_args"]))
     assert len({k for k, _ in msgs}) > 15
     page = open_page(new_context(), live_server.url + "/")
-    for lang in ("en", "de"):
+    for lang in languages():
         got = page.evaluate("""async ([msgs, lang]) => {
             const m = await import('/static/common.js');
             await m.loadCatalogs(lang);
@@ -82,7 +82,7 @@ def test_js_renders_refusals_and_the_tiebreak_as_python(live_server: LiveServer,
     msgs = _refusals()
     assert len({k.split(".")[0] for k, _ in msgs}) >= 3  # error., setup., tiebreak.
     page = open_page(new_context(), live_server.url + "/")
-    for lang in ("en", "de"):
+    for lang in languages():
         got = page.evaluate("""async ([msgs, lang]) => {
             const m = await import('/static/common.js');
             await m.loadCatalogs(lang);

@@ -148,7 +148,7 @@ def test_every_used_key_is_in_every_catalog_and_every_key_is_used() -> None:
 def test_catalogs_have_the_same_keys_and_placeholders() -> None:
     langs = messages.languages()
     assert {"en", "de"} <= set(langs)
-    assert sorted(p.stem for p in CATALOG_DIR.glob("*.json")) == langs
+    assert sorted(p.parent.name for p in CATALOG_DIR.glob("*/messages.json")) == sorted(langs)
     en = messages.catalog("en")
     assert en is not None
     for lang in langs:
@@ -160,7 +160,7 @@ def test_catalogs_have_the_same_keys_and_placeholders() -> None:
             assert all(re.fullmatch(r"[a-z_]+", f) for f in messages.placeholders(tpl)), (lang, key)
 
 
-@pytest.mark.parametrize("lang", ["en", "de"])
+@pytest.mark.parametrize("lang", messages.languages())
 def test_every_event_renders_cleanly(lang: str) -> None:
     events = list(builder_events()) + played_events("scotland", 3, 5) + played_events("ireland", 4, 6)
     for e in events:
@@ -205,7 +205,7 @@ def test_K3_K7_ruling_said_once_per_game() -> None:
 def test_text_property_keeps_seat_placeholders() -> None:
     e = explain.castle_contest(0, 2, builtin_board("scotland").castles[0], take=True, rule="C-2",
                                mine=2, theirs=1, my_farms=0, their_farms=0)
-    assert set(e.text) == {"en", "de"}
+    assert set(e.text) == set(messages.languages())
     assert e.text["en"].startswith("{s0} now has more spaces") and "from {s2}" in e.text["en"]
     assert e.text["de"].format(s0="A", s2="C") == e.render("de", ["A", "B", "C"])
 
@@ -261,26 +261,39 @@ def test_renderer_conventions_and_errors() -> None:
             render_message("join.1", {"a": bad}, "en", NAMES)
 
 
-def test_new_language_is_only_a_new_catalog_file(tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    for f in CATALOG_DIR.glob("*.json"):
-        (tmp_path / f.name).write_text(f.read_text(encoding="utf-8"), encoding="utf-8")
-    (tmp_path / "fr.json").write_text(json.dumps({
+def test_new_language_is_only_a_new_catalog_folder_and_one_line(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from rebirth.engine import i18n
+
+    for lang in ("en", "de"):
+        shutil.copytree(CATALOG_DIR / lang, tmp_path / lang)
+    (tmp_path / "xq").mkdir()
+    (tmp_path / "xq" / "messages.json").write_text(json.dumps({
         "place": "{player} pose {tile} sur {hex}.",
         "tile.E.a": "une ferme d'énergie",
     }), encoding="utf-8")
-    monkeypatch.setattr(messages, "_root", lambda: tmp_path)
+    (tmp_path / "xq" / "page.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "languages.json").write_text(json.dumps({"catalogs": ["messages", "page"], "languages": [
+        {"code": "en", "name": "English"}, {"code": "de", "name": "Deutsch"},
+        {"code": "xq", "name": "Essai"}]}), encoding="utf-8")
+    monkeypatch.setattr(i18n, "root", lambda: tmp_path)
     monkeypatch.setattr(messages, "_cache", {})
-    assert messages.languages() == ["de", "en", "fr"]
-    space = builtin_board("scotland").spaces[0]
-    e = explain.place(1, 0, space, False)
-    assert e.render("fr", NAMES) == f"Ben pose une ferme d'énergie sur {space.label}."
-    # A sentence the catalog lacks falls back to English, arguments still in French.
-    assert explain.discard(1, 0).render("fr", NAMES).startswith(
-        "Ben has no legal space for une ferme d'énergie")
-    # A data-driven name without French falls back to English.
-    cathedral = builtin_board("scotland").cathedrals[0]
-    assert cathedral.name["en"] in explain.cathedral(0, cathedral, None).render("fr", NAMES)
+    i18n.registry.cache_clear()
+    try:
+        assert messages.languages() == ["en", "de", "xq"]
+        space = builtin_board("scotland").spaces[0]
+        e = explain.place(1, 0, space, False)
+        assert e.render("xq", NAMES) == f"Ben pose une ferme d'énergie sur {space.label}."
+        # A sentence the catalog lacks falls back to English, arguments still in the language.
+        assert explain.discard(1, 0).render("xq", NAMES).startswith(
+            "Ben has no legal space for une ferme d'énergie")
+        # A data-driven name without that language falls back to English.
+        cathedral = builtin_board("scotland").cathedrals[0]
+        assert cathedral.name["en"] in explain.cathedral(0, cathedral, None).render("xq", NAMES)
+    finally:
+        i18n.registry.cache_clear()
 
 
 def test_tiebreak_message() -> None:

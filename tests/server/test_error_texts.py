@@ -12,7 +12,7 @@ def test_http_errors_and_validation_faults_read_in_both_languages(tmp_path: Path
     with kit.client(tmp_path) as c:
         err = c.get("/api/nothing").json()["error"]
         assert err["code"] == "not_found"
-        assert err["message"] == {"en": "Not Found", "de": "Nicht gefunden"}
+        assert err["message"] == {"en": "Not Found", "de": "Nicht gefunden", "fr": "Introuvable"}
         err = c.post("/api/games", json={"players": 5}).json()["error"]
         assert err["code"] == "bad_message" and err["details"]["field"] == "body.players"
         assert err["message"]["en"] == ("this message is not understood: body.players: "

@@ -57,7 +57,7 @@ def test_defaults_one_human_and_normal_bots(tmp_path: Path) -> None:
     ({"players": 2, "seats": [{"kind": "wizard"}, {"kind": "human"}]}, "bad_message"),
     ({"variants": ["no_such_rule"]}, "bad_game"),
     ({"board": "ireland", "variants": ["set_aside_public"]}, "bad_game"),
-    ({"lang": "fr"}, "bad_message"),
+    ({"lang": "xx"}, "unknown_lang"),
     ({"surprise": 1}, "bad_message"),
 ])
 def test_bad_new_game_is_refused_clearly(tmp_path: Path, body: dict[str, object], code: str) -> None:
@@ -77,7 +77,7 @@ def test_unknown_things_and_bad_tokens(tmp_path: Path) -> None:
             ("/api/games/nope", 404, "unknown_game"),
             (f"/api/games/{'x' * 100}", 404, "unknown_game"),
             ("/api/boards/atlantis", 404, "unknown_board"),
-            ("/api/i18n/fr", 404, "unknown_lang"),
+            ("/api/i18n/xx", 404, "unknown_lang"),
             ("/api/nothing", 404, "not_found"),
             (f"/api/games/{gid}/record", 401, "bad_token"),
         ]:

@@ -34,7 +34,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_wheel_ships_the_server_and_the_page(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
-    for mod in ("app", "play/session", "api/lobby", "api/play", "pages/static", "persistence/store",
+    for mod in ("app", "play/session", "api/lobby", "api/play", "api/pages", "persistence/store",
                 "persistence/migrations/env", "settings", "cli"):
         assert f"rebirth/server/{mod}.py" in names
     assert "rebirth/server/persistence/migrations/script.py.mako" in names

@@ -69,7 +69,8 @@ def test_a_board_path_is_an_unknown_board_and_opens_nothing(api: TestClient, boa
     assert r.status_code == unknown.status_code == 400
     assert r.json()["error"]["code"] == unknown.json()["error"]["code"] == "bad_board"
     assert r.json()["error"]["message"] == {"en": f"unknown board {board[:40]!r}",
-                                            "de": f"unbekannter Spielplan {board[:40]!r}"}
+                                            "de": f"unbekannter Spielplan {board[:40]!r}",
+                                            "fr": f"plateau inconnu {board[:40]!r}"}
     assert not [p for p in _opened if "passwd" in p or p.endswith(board) or "no-such" in p], _opened
     # The same text/plain body (a cross-site form can send one) is refused before anything runs.
     r = api.post("/api/score", content=b'{"position": {"board": "/etc/passwd"}}',

@@ -186,7 +186,7 @@ def test_bad_setups(tmp_path: Path) -> None:
                      {"board": "ireland", "players": 2, "display": ["I01"]},
                      {"board": "scotland", "players": 2, "display": ["I01"]},
                      {"board": "ireland", "players": 2, "tower_tokens": ["x"]},
-                     {"variants": ["nope"]}, {"lang": "fr"}):
+                     {"variants": ["nope"]}, {"lang": "xx"}):
             refused(c.post("/api/tables", json=body))
 
 

@@ -17,6 +17,7 @@ from rebirth.engine.actions import IllegalActionError
 from rebirth.engine.board import MapError, load_board
 from rebirth.engine.events import Event
 from rebirth.engine.game import Game, SetupError
+from rebirth.engine.i18n import pick
 from rebirth.engine.messages import msg, render_value
 from rebirth.engine.messages import text as message_text
 from rebirth.engine.position import (
@@ -386,7 +387,7 @@ def calculate(data: Any, seat: int, lang: str, names: list[str] | None = None, *
                      for q in range(n)]
     cards = {c.id: c for c in game.cards}
     ful = dict(pos.fulfilled)
-    out["public"] = [{"card": mid, "text": cards[mid].text["de" if lang == "de" else "en"],
+    out["public"] = [{"card": mid, "text": pick(cards[mid].text, lang),
                       "values": list(cards[mid].values),
                       "fulfilled": list(ful.get(mid, ()))} for mid in pos.display]
     out["supply_full"] = {code: sum(1 for x in full if tile_code(x) == code) for code in TILE_CODES}

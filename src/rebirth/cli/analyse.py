@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rebirth.analysis import DEFAULT_TOP_K, DEFAULT_WORLDS
+from rebirth.cli.texts import add_lang_option
 
 if TYPE_CHECKING:
     from rebirth.analysis.core import Analysis
@@ -28,7 +29,7 @@ def add_arguments(p: argparse.ArgumentParser, int_in: Callable[[int, int], Calla
                    help=f"moves compared with the one played (default {DEFAULT_TOP_K})")
     p.add_argument("--seed", type=int_in(-seed_limit, seed_limit), default=0)
     p.add_argument("--json", action="store_true", help="print the analysis as JSON")
-    p.add_argument("--lang", choices=("en", "de"), default="en")
+    add_lang_option(p)
     p.add_argument("--plot", metavar="FILE.png", default=None,
                    help="write a chart of each seat's win chance over the game")
     p.add_argument("--map", default=None, help="map file for records of a custom map")

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 
 from rebirth import __version__
 from rebirth.app.distributed import BACKENDS
+from rebirth.cli.texts import add_lang_option
 
 SEED_LIMIT = 2**128
 """Seeds are stored in records, whose schema bounds them (formats.RecordModel)."""
@@ -87,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--record", metavar="FILE", help="write the game record (JSON) here")
     play.add_argument("--resume", metavar="FILE", default=None,
                       help="continue a saved game (its board, seats and names come from the file)")
-    play.add_argument("--lang", choices=("en", "de"), default="en")
+    add_lang_option(play)
     play.add_argument("--names", default=None, help="comma-separated player names")
     play.add_argument("--start", type=int_in(1, 4), default=None, metavar="SEAT",
                       help="start player (1..N); random by default (S-7)")
@@ -98,14 +99,14 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("file")
     rep.add_argument("--json", action="store_true", help="print one JSON object")
     rep.add_argument("--map", default=None, help="map file for records of a custom map")
-    rep.add_argument("--lang", choices=("en", "de"), default="en")
+    add_lang_option(rep)
     rep.add_argument("--events", action="store_true", help="print every event with its rule")
 
     score = sub.add_parser(
         "score", help="score a record's last position or a Position JSON as if the game ended now")
     score.add_argument("file", help="a game record (normal or table game) or a Position JSON")
     score.add_argument("--json", action="store_true", help="print one JSON object")
-    score.add_argument("--lang", choices=("en", "de"), default="en")
+    add_lang_option(score)
     score.add_argument("--map", default=None, help="map file for records of a custom map")
 
     bench = sub.add_parser(
@@ -176,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("variants", help="list the rule variants")
     sub.add_parser("bots", help="list the bots and levels a seat can take")
     rules = sub.add_parser("rules", help="the rules in brief and the rulings most often played wrong")
-    rules.add_argument("--lang", choices=("en", "de"), default="en")
+    add_lang_option(rules)
     serve = sub.add_parser("serve", help="run the browser game's server (prints its URL)")
     serve.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int_in(1, 65535), default=None, help="port, 1..65535 (default 8000)")
@@ -275,7 +276,7 @@ def entry() -> None:
         # The language is not known here (the arguments may not be parsed yet): say it in all.
         from rebirth.engine.messages import languages, text
 
-        said = dict.fromkeys(text("cli.interrupted", lang) for lang in ["en", *languages()])
+        said = dict.fromkeys(text("cli.interrupted", lang) for lang in languages())
         print("\n" + " / ".join(said), file=sys.stderr)
         sys.exit(130)
 

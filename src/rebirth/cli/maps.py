@@ -15,7 +15,7 @@ def run(args: argparse.Namespace) -> int:
     if args.maps_command == "list":
         for name in builtin_names():
             b = builtin_board(name)
-            print(f"{name:10} {b.name['en']} / {b.name['de']}: {len(b.spaces)} spaces, "
+            print(f"{name:10} {' / '.join(b.name.values())}: {len(b.spaces)} spaces, "
                   f"{len(b.castles)} castles, {len(b.cathedrals)} cathedrals, {len(b.towers)} towers")
         return 0
     try:

@@ -1,6 +1,6 @@
 """Every string of the terminal game: keys ``cli.*`` in the message catalogs.
 
-The sentences live in ``rebirth/data/i18n/<lang>.json`` with every other
+The sentences live in ``rebirth/data/i18n/<lang>/messages.json`` with every other
 user-facing text (see ``docs/messages.md``); this module only looks them up. The
 words a player may type (commands, yes/no, "mark", "human") are catalog entries
 too (``cli.cmd.*``, ``cli.words.*``: space-separated), and every language's words
@@ -9,9 +9,11 @@ are accepted whatever the screen language, so an English habit works in German.
 
 from __future__ import annotations
 
+import argparse
 from typing import Any
 
-from rebirth.engine.messages import catalog, languages, text
+from rebirth.engine.i18n import FALLBACK
+from rebirth.engine.messages import UnknownLanguage, catalog, languages, require_lang, text
 
 _COMMAND_NAMES = ("help", "legal", "missions", "log", "legend", "regions", "rules", "board", "quit")
 
@@ -41,10 +43,25 @@ class Texts:
     """The terminal's strings in one language: ``tx("key", name=...)`` renders ``cli.key``."""
 
     def __init__(self, lang: str) -> None:
-        self.lang = lang if lang in languages() else "en"
+        self.lang = require_lang(lang)
 
     def __call__(self, key: str, **kw: Any) -> str:
         # A count of one takes the singular text when the catalog has one ("1 card").
         if kw.get("n") == 1 and f"cli.{key}_1" in (catalog("en") or {}):
             key = f"{key}_1"
         return text(f"cli.{key}", self.lang, **kw)
+
+
+def lang_type(value: str) -> str:
+    """An argparse type for ``--lang``: a language of the registry, else argparse's usage error
+    (exit 2) with the one refusal of every surface, which lists the supported languages."""
+    try:
+        return require_lang(value)
+    except UnknownLanguage as exc:
+        raise argparse.ArgumentTypeError(exc.text(FALLBACK)) from None
+
+
+def add_lang_option(p: argparse.ArgumentParser) -> None:
+    """The ``--lang`` option of a command (the registry's languages; English by default)."""
+    p.add_argument("--lang", type=lang_type, default=FALLBACK, metavar="|".join(languages()),
+                   help="language of the output")

@@ -24,7 +24,7 @@ from rebirth.engine.formats import (
     validate_map,
 )
 from rebirth.engine.hexgrid import Hex, column_letters, neighbours, to_offset
-from rebirth.engine.i18n import Text
+from rebirth.engine.i18n import Text, codes, data_text, same_text
 from rebirth.engine.messages import UserError, msg
 
 ENERGY, FOOD, BLANK, FLEXIBLE, SETTLEMENT = 0, 1, 2, 3, 4
@@ -203,13 +203,10 @@ def capacity_rows(board: Board) -> list[CapacityRow]:
 
 
 def _text(value: Any, where: Where) -> Text:
-    if (
-        not isinstance(value, dict)
-        or not isinstance(value.get("en"), str)
-        or not isinstance(value.get("de"), str)
-    ):
-        raise MapError("error.map.name", where=where)
-    return {"en": value["en"], "de": value["de"]}
+    out = data_text(value)
+    if out is None:
+        raise MapError("error.map.name", where=where, supported=", ".join(codes()))
+    return out
 
 
 def _int(obj: dict[str, Any], key: str, where: Where) -> int:
@@ -387,7 +384,7 @@ def parse_board(data: Any, *, check_capacity: bool = True) -> Board:
         dname = (
             _text(raw_dnames[did], _at("district", id=repr(did)))
             if did in raw_dnames
-            else {"en": did.replace("_", " ").title(), "de": did.replace("_", " ").title()}
+            else same_text(did.replace("_", " ").title())
         )
         for m in members:
             district_of[m] = len(districts)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from rebirth.engine.i18n import Text
+from rebirth.engine.i18n import Text, codes
 from rebirth.engine.messages import render_message
 
 PLACEHOLDER_NAMES = ("{s0}", "{s1}", "{s2}", "{s3}")
@@ -44,9 +44,8 @@ class Event:
 
     @property
     def text(self) -> Text:
-        """The public explanation in English and German, players as ``{s0}``..``{s3}``."""
-        return {"en": self.render("en", PLACEHOLDER_NAMES),
-                "de": self.render("de", PLACEHOLDER_NAMES)}
+        """The public explanation in every declared language, players as ``{s0}``..``{s3}``."""
+        return {lang: self.render(lang, PLACEHOLDER_NAMES) for lang in codes()}
 
     def for_seat(self, seat: int | None) -> Event:
         """The event as ``seat`` may see it (None: a spectator)."""

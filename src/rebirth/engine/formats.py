@@ -10,8 +10,8 @@ loader or exhaust memory; every error message names the field at fault, e.g.
 plus arguments (:class:`FormatError`, a :class:`~rebirth.engine.messages.UserError`), so it reads
 in every language; pydantic's own error kinds are mapped to keys by :func:`fault`.
 
-Models stay free of engine imports other than the message catalogs (board and records
-import this module).
+Models stay free of engine imports other than the message catalogs and the language registry
+(board and records import this module).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from typing import Annotated, Any, ClassVar, Literal, NoReturn, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from rebirth.engine.i18n import is_language
 from rebirth.engine.messages import UserError, msg
 
 # --- limits -------------------------------------------------------------------------------------
@@ -103,11 +104,19 @@ Points = Annotated[int, Field(ge=-10_000, le=10_000)]
 
 
 class TextModel(BaseModel):
-    """A display text in English and German."""
+    """A display text: English, and any other declared language (data/i18n/languages.json;
+    English where one is missing)."""
 
-    model_config = _STRICT
+    model_config = ConfigDict(strict=True, extra="allow", frozen=True)
     en: Name
-    de: Name
+    __pydantic_extra__: dict[str, Name] = Field(init=False)  # the other languages' texts
+
+    @model_validator(mode="after")
+    def _declared_languages(self) -> Self:
+        unknown = sorted(k for k in self.model_extra or {} if not is_language(k))
+        if unknown:
+            raise FormatError("error.unknown_keys", value=", ".join(map(repr, unknown[:5])))
+        return self
 
 
 # --- maps ---------------------------------------------------------------------------------------

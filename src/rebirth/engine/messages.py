@@ -1,17 +1,19 @@
 """Message catalogs: an event's sentence is a key plus arguments, rendered in any language.
 
-The sentences live in ``rebirth/data/i18n/<lang>.json`` (one flat JSON object per
-language, key -> template). Templates use :meth:`str.format` named fields. Argument
+The sentences live in ``rebirth/data/i18n/<lang>/messages.json`` (one flat JSON object per
+language, key -> template; the languages are those of the registry, :mod:`rebirth.engine.i18n`).
+Templates use :meth:`str.format` named fields. Argument
 values follow a few conventions, which the browser client implements the same way
 (see ``docs/messages.md``):
 
 * ``int`` / ``str``: inserted as they are;
 * ``{"seat": k}``: player ``k``'s name;
-* ``{"en": ..., "de": ...}``: a data-driven name or text in the language (English if missing);
+* ``{"en": ..., "de": ..., ...}``: a data-driven name or text in the language (English if missing);
 * ``{"msg": KEY, "args": {...}}``: a nested catalog message.
 
-Adding a language is adding a catalog file; a missing language or a key missing in
-it falls back to English.
+Adding a language is a catalog folder and a line in the registry; a key missing in a
+catalog falls back to English. A language the registry does not declare is refused by every
+surface with :class:`UnknownLanguage` (:func:`require_lang`).
 """
 
 from __future__ import annotations
@@ -19,11 +21,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from importlib import resources
-from importlib.resources.abc import Traversable
 from typing import Any, Self
 
-FALLBACK = "en"
+from rebirth.engine import i18n
+
+FALLBACK = i18n.FALLBACK
 """The language every catalog falls back to; its catalog must hold every key."""
 
 NAMESPACES = ("error.", "setup.", "cli.", "score.", "table.", "structure.", "tile.name.", "variant.",
@@ -35,7 +37,6 @@ refusals (``error.``, ``setup.``), the terminal (``cli.``), score reports (``sco
 (``variant.``), the rulebook (``rules.``) and the tiebreak sentence (``tiebreak.``,
 :func:`rebirth.engine.explain.tiebreak_message`). Every other key is an event's sentence."""
 
-_LANG_RE = re.compile(r"^[a-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})?$")
 _FIELD_RE = re.compile(r"\{([^{}]*)\}")
 _cache: dict[str, dict[str, str] | None] = {}
 
@@ -44,33 +45,31 @@ class MessageError(ValueError):
     """A message that cannot be rendered: unknown key, missing argument or a bad value."""
 
 
-def _root() -> Traversable:
-    """The folder holding the catalogs (a function so tests can point it elsewhere)."""
-    return resources.files("rebirth.data").joinpath("i18n")
+def load_catalog(lang: str, name: str) -> dict[str, str]:
+    """The catalog ``name`` (``messages``, ``page``) of the declared language ``lang``, read and
+    checked (an object of key -> string); a language the registry lacks is :class:`UnknownLanguage`."""
+    require_lang(lang)
+    f = i18n.catalog_file(lang, name)
+    data = json.loads(f.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+        raise MessageError(f"catalog {lang}/{name}.json: must be an object of key -> string")
+    return data
 
 
 def catalog(lang: str) -> dict[str, str] | None:
-    """The catalog of ``lang`` (key -> template), loaded once; None if there is none."""
+    """The message catalog of ``lang`` (key -> template), loaded once; None for a language the
+    registry does not declare (its tag is never used as a file name)."""
     if lang in _cache:
         return _cache[lang]
-    # The language names a file: refuse anything that is not a plain language tag.
-    found: dict[str, str] | None = None
-    if _LANG_RE.match(lang):
-        f = _root().joinpath(f"{lang}.json")
-        if f.is_file():
-            data = json.loads(f.read_text(encoding="utf-8"))
-            if not isinstance(data, dict) or not all(
-                    isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
-                raise MessageError(f"catalog {lang}.json: must be an object of key -> string")
-            found = data
+    found = load_catalog(lang, "messages") if i18n.is_language(lang) else None
     _cache[lang] = found
     return found
 
 
 def languages() -> list[str]:
-    """Every language that has a catalog, sorted."""
-    out = [f.name[:-5] for f in _root().iterdir() if f.name.endswith(".json")]
-    return sorted(n for n in out if _LANG_RE.match(n))
+    """Every declared language, in the registry's order (English first)."""
+    return list(i18n.codes())
 
 
 def placeholders(template: str) -> set[str]:
@@ -167,7 +166,7 @@ class UserError(ValueError):
         return self.text(lang)
 
     def texts(self) -> dict[str, str]:
-        """The sentence in every language that has a catalog: ``{"en": ..., "de": ...}``."""
+        """The sentence in every declared language: ``{"en": ..., "de": ..., ...}``."""
         return {lang: self.text(lang) for lang in languages()}
 
     def to_json(self) -> dict[str, Any]:
@@ -192,3 +191,17 @@ def text(key: str, lang: str, /, **args: Any) -> str:
     """The message ``key`` in ``lang`` with keyword arguments (no seat names); a value that
     is not an int, str or message value is inserted as its str(), as in an f-string."""
     return render_message(key, {k: _arg(v) for k, v in args.items()}, lang, ())
+
+
+class UnknownLanguage(UserError):
+    """A language the registry does not declare (key ``error.lang.unknown``): every surface
+    refuses it with this one text, which names the supported ones (:func:`require_lang`)."""
+
+
+def require_lang(lang: object) -> str:
+    """``lang`` when the registry declares it, else :class:`UnknownLanguage` naming the
+    supported codes (in menu order; the surfaces add them as a list, ``i18n.codes()``)."""
+    if not isinstance(lang, str) or not i18n.is_language(lang):
+        shown = lang if isinstance(lang, str) else str(lang)
+        raise UnknownLanguage("error.lang.unknown", lang=repr(shown[:20]), supported=", ".join(i18n.codes()))
+    return lang

@@ -8,7 +8,7 @@ from importlib import resources
 from typing import Any
 
 from rebirth.engine.board import Board, MapError
-from rebirth.engine.i18n import Text
+from rebirth.engine.i18n import Text, codes, data_text, same_text
 from rebirth.engine.messages import UserError, msg
 
 
@@ -51,9 +51,10 @@ class TowerToken:
 
 
 def _text(v: Any, where: Where) -> Text:
-    if not isinstance(v, dict) or not isinstance(v.get("en"), str) or not isinstance(v.get("de"), str):
-        raise DataError("error.data.texts", where=where)
-    return {"en": v["en"], "de": v["de"]}
+    out = data_text(v)
+    if out is None:
+        raise DataError("error.data.texts", where=where, supported=", ".join(codes()))
+    return out
 
 
 def _check_condition(cond: Any, board: Board, where: Where) -> dict[str, Any]:
@@ -160,7 +161,7 @@ def parse_tokens(data: Any) -> tuple[TowerToken, ...]:
         pts = t.get("points", 0)
         if kind == "points" and (not isinstance(pts, int) or pts < 1):
             raise DataError("error.data.token_points", where=where)
-        name = _text(t["name"], where) if "name" in t else {"en": kind, "de": kind}
+        name = _text(t["name"], where) if "name" in t else same_text(kind)
         out.append(TowerToken(i, t["id"], kind, pts if kind == "points" else 0, name))
     return tuple(out)
 

@@ -9,8 +9,6 @@ TILE_CODES = ("E", "F", "S1", "S2", "S3", "S4")
 # The names live in the message catalogs (``tile.name.<code>``); these are their renderings.
 TILE_NAMES_EN = tuple(render_message(f"tile.name.{c}", {}, "en", ())
                       for c in ("E", "F", "S1", "S2", "S3", "S4"))
-TILE_NAMES_DE = tuple(render_message(f"tile.name.{c}", {}, "de", ())
-                      for c in ("E", "F", "S1", "S2", "S3", "S4"))
 NEUTRAL = 4
 """Owner code of a 2-player neutral tile (S-6); seats are 0..3."""
 

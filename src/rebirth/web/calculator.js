@@ -2,10 +2,10 @@
 // The page computes no rule: the server's answer (the engine, the code of `rebirth score`) is shown.
 // The position lives in the URL fragment (#p=base64url(JSON)); nothing is stored on the server.
 import { BoardView, MapModel } from "./board.js";
-import { SEAT_LETTERS, h, loadCatalogs, pickLang, setLang, sv, t, translateDom, txt } from "./common.js";
+import { SEAT_LETTERS, fillLangMenu, h, loadCatalogs, loadLanguages, pickLang, setLang, sv, t, translateDom, txt } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
-let lang = pickLang();
+let lang = "en"; // chosen in main(), once the served languages are known
 
 // The page's whole state: the position being entered (Position JSON) and view choices.
 const S = window.rebirthState = {
@@ -181,7 +181,7 @@ function paint() {
   paintPanels(names);
   $("json").value = JSON.stringify(S.pos, null, 1);
   $("status").textContent = S.result
-    ? `${t(lang, S.result.winners.length > 1 ? "calc.winners" : "calc.winner")}: ${S.result.winners.map((q) => names[q]).join(", ")}`
+    ? t(lang, S.result.winners.length > 1 ? "calc.winners_are" : "calc.winner_is", { names: S.result.winners.map((q) => names[q]).join(", ") })
     : "";
 }
 
@@ -261,7 +261,7 @@ function paintPanels(names) {
     table(["", ...names.map((n, q) => seatHead(q, n))],
       [...cats.map((c) => [t(lang, `cat.${c}`), ...names.map((n, q) => h("span", { "data-cat": `${c}:${q}` }, String(R.breakdown[q][c] ?? 0)))]),
         [t(lang, "calc.total"), ...names.map((n, q) => h("b", { "data-score": q }, String(R.scores[q])))]]),
-    h("p", { class: "winner", id: "winner" }, `${t(lang, R.winners.length > 1 ? "calc.winners" : "calc.winner")}: ${R.winners.map((q) => names[q]).join(", ")}`),
+    h("p", { class: "winner", id: "winner" }, t(lang, R.winners.length > 1 ? "calc.winners_are" : "calc.winner_is", { names: R.winners.map((q) => names[q]).join(", ") })),
     h("p", { id: "tiebreak" }, R.tiebreak.text),
     h("details", {}, h("summary", {}, t(lang, "calc.why")),
       h("ul", { class: "plain" }, ...R.end_scoring.map((e) => h("li", {}, h("span", { class: "rule" }, e.rule || ""), " ", e.text)))),
@@ -467,10 +467,12 @@ function readFragment() {
 }
 
 async function main() {
+  await loadLanguages();
+  lang = pickLang();
   setLang(lang, false);
   await loadCatalogs(lang);
   translateDom(lang);
-  $("lang").value = lang;
+  fillLangMenu($("lang"), lang);
   $("lang").addEventListener("change", async () => {
     lang = $("lang").value; setLang(lang); await loadCatalogs(lang); translateDom(lang);
     S.model = null; S.paletteFor = null; await commit(S.pos);

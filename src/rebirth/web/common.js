@@ -7,12 +7,28 @@ export const NEUTRAL_COLOUR = "#777777";
 
 const catalogs = { events: {}, page: {} };
 
-/** The page language: ?lang=, then the stored choice, then the browser's. */
+let languages = [];
+
+/** The declared languages (`[{code, name}]`, menu order) as the server's registry lists them
+ * (GET /api/languages): the page holds no list of its own. Call once before `pickLang`. */
+export async function loadLanguages() {
+  if (!languages.length) {
+    const r = await fetch("/api/languages");
+    languages = (await r.json()).languages || [];
+  }
+  return languages;
+}
+
+function known(l) {
+  return !!l && languages.some((x) => x.code === l);
+}
+
+/** The page language: ?lang=, then the stored choice, then the browser's (after `loadLanguages`). */
 export function pickLang() {
   const q = new URLSearchParams(location.search).get("lang");
   const stored = localStorage.getItem("rebirth.lang");
   const nav = (navigator.language || "en").slice(0, 2);
-  for (const l of [q, stored, nav]) if (l === "en" || l === "de") return l;
+  for (const l of [q, stored, nav]) if (known(l)) return l;
   return "en";
 }
 
@@ -20,8 +36,19 @@ export function pickLang() {
 export function chosenLang() {
   const q = new URLSearchParams(location.search).get("lang");
   const stored = localStorage.getItem("rebirth.lang");
-  for (const l of [q, stored]) if (l === "en" || l === "de") return l;
+  for (const l of [q, stored]) if (known(l)) return l;
   return null;
+}
+
+/** Whether `l` is one of the served languages (a game's stored language, say). */
+export function isLang(l) {
+  return known(l);
+}
+
+/** Fill a language menu (`<select>`) with the served languages, each named in itself. */
+export function fillLangMenu(sel, lang) {
+  sel.replaceChildren(...languages.map((x) => h("option", { value: x.code, lang: x.code }, x.name)));
+  sel.value = lang;
 }
 
 /** Show the page in `lang`; `remember` stores it as the user's choice (the language menu). */
@@ -75,7 +102,7 @@ export function t(lang, key, args = {}) {
   return fill(tpl, args, (v) => (v === undefined ? "" : String(v)));
 }
 
-/** `{en, de}` text in the language. */
+/** A data-driven text (`{en, de, …}`) in the language, English where it lacks one. */
 export function txt(v, lang) {
   if (!v) return "";
   return typeof v === "string" ? v : v[lang] ?? v.en;

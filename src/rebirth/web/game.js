@@ -1,6 +1,6 @@
 // The game page: renders what the server sends for this seat (docs/protocol.md).
 import { BoardView, MapModel } from "./board.js";
-import { SEAT_LETTERS, api, chosenLang, h, loadCatalogs, pickLang, render, scoreChart, setLang, t, translateDom, txt } from "./common.js";
+import { SEAT_LETTERS, api, chosenLang, fillLangMenu, h, isLang, loadCatalogs, loadLanguages, pickLang, render, scoreChart, setLang, t, translateDom, txt } from "./common.js";
 import { announce, cardOf, endScreen, errorText, presenceMark, publicMission, rememberGame, structureOwners, turnStatus } from "./kit.js";
 import { GameSocket } from "./net.js";
 import { notifyPanel, turnSignal } from "./notify.js";
@@ -14,7 +14,7 @@ const $ = (id) => document.getElementById(id);
 /** Everything the page holds. Exposed as `window.rebirthState` so tests can check what is in memory. */
 const S = {
   gameId: decodeURIComponent(location.pathname.split("/").pop() || ""),
-  lang: pickLang(),
+  lang: "en", // chosen in init(), once the served languages are known
   role: null,
   seat: null,          // the seat whose view is shown (null: spectator, or hot-seat between players)
   seats: [],           // hot-seat: the seats this device controls
@@ -697,11 +697,13 @@ function connStatus(state, wait) {
 }
 
 async function init() {
+  await loadLanguages();
+  S.lang = pickLang();
   setLang(S.lang, false);
   await loadCatalogs(S.lang);
   translateDom(S.lang);
   const sel = $("lang");
-  sel.value = S.lang;
+  fillLangMenu(sel, S.lang);
   sel.addEventListener("change", async () => {
     S.lang = sel.value; await loadCatalogs(S.lang); translateDom(S.lang);
     buildBoard(); renderAll(); setLang(S.lang);
@@ -716,7 +718,7 @@ async function init() {
   try { token = await pageToken(S.gameId); } catch (e) { refused = e; }
   if (!token && !refused) { $("status").textContent = t(S.lang, "game.notoken"); return; }
   const summary = await api(`/api/games/${encodeURIComponent(S.gameId)}`);
-  if (!chosenLang() && (summary.lang === "en" || summary.lang === "de") && summary.lang !== S.lang) {
+  if (!chosenLang() && isLang(summary.lang) && summary.lang !== S.lang) {
     // The game's language, as its creator chose it, unless this user chose one.
     S.lang = summary.lang; sel.value = S.lang; setLang(S.lang, false);
     await loadCatalogs(S.lang); translateDom(S.lang);

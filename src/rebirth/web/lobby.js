@@ -1,11 +1,11 @@
 // The lobby: a new game (board, seats, variants, language, hot-seat), its invitations (the
 // creator's own seat claimed in this browser), my games.
-import { api, h, loadCatalogs, pickLang, setLang, t, translateDom, txt } from "./common.js";
+import { api, fillLangMenu, h, loadCatalogs, loadLanguages, pickLang, setLang, t, translateDom, txt } from "./common.js";
 import { forgetGame, myGames, rememberGame } from "./kit.js";
 import { claimInvite, claimsOf, seatPath } from "./seat.js";
 import { clockMenu, clockOf, fmt } from "./clock.js";
 
-let lang = pickLang();
+let lang = "en"; // chosen in main(), once the served languages are known
 let variants = [];
 let kinds = ["human"]; // the seat kinds the server offers (GET /api/variants)
 const DEFAULT_NAMES = ["Ailsa", "Brodie", "Catriona", "Duncan"];
@@ -172,11 +172,13 @@ async function create(ev) {
 }
 
 async function init() {
+  await loadLanguages();
+  lang = pickLang();
   setLang(lang, false);
   await loadCatalogs(lang);
   translateDom(lang);
   const sel = document.getElementById("lang");
-  sel.value = lang;
+  fillLangMenu(sel, lang);
   sel.addEventListener("change", async () => {
     lang = sel.value; await loadCatalogs(lang); translateDom(lang); seatRows(); variantRows(); showMine();
     clockMenu(document.getElementById("clock"), lang);

@@ -1,7 +1,7 @@
 // The table companion (docs/table.md): /table shows the set-up form (table-setup.js),
 // /table/{id} the play screen of one table game (table-play.js). This module holds what both
 // share: the page's state, the language and its menu.
-import { loadCatalogs, pickLang, setLang, translateDom } from "./common.js";
+import { fillLangMenu, loadCatalogs, loadLanguages, pickLang, setLang, translateDom } from "./common.js";
 import { initPlay, relangPlay } from "./table-play.js";
 import { initSetup, relangSetup } from "./table-setup.js";
 
@@ -12,9 +12,10 @@ window.tableState = S;
 const $ = (id) => document.getElementById(id);
 
 async function init() {
+  await loadLanguages();
   S.lang = pickLang();
   setLang(S.lang, false);
-  $("lang").value = S.lang;
+  fillLangMenu($("lang"), S.lang);
   await loadCatalogs(S.lang);
   translateDom(S.lang);
   const m = location.pathname.match(/^\/table\/([^/]+)$/);

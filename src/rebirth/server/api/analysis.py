@@ -14,16 +14,15 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 
 from rebirth.analysis import DEFAULT_WORLDS
-from rebirth.engine.messages import text
 from rebirth.server.api import answers as a
 from rebirth.server.api.deps import SettingsDep
 from rebirth.server.api.lobby import GameHub, GameToken
-from rebirth.server.errors import ApiError, texts
+from rebirth.server.errors import ApiError, known_lang, texts
 from rebirth.server.play.session import Hub, log
 
 router = APIRouter(prefix="/api", tags=["analysis"])
@@ -31,7 +30,7 @@ router = APIRouter(prefix="/api", tags=["analysis"])
 CACHE_SIZE = 32
 """Analyses kept per server process (each is some 100 kB of JSON)."""
 
-NOT_OVER = {lang: text("analysis.not_over", lang) for lang in ("en", "de")}
+NOT_OVER = texts("analysis.not_over")
 """The refusal of an unfinished game (an analysis would show what the search infers)."""
 
 Key = tuple[str, str, int]
@@ -125,7 +124,8 @@ PROGRESS: dict[int | str, dict[str, Any]] = {
 
 Budget = Annotated[int | None, Query(ge=2, le=DEFAULT_WORLDS)]
 """Worlds per decision; None: the server's ``REBIRTH_ANALYSIS_WORLDS``."""
-Lang = Literal["en", "de"]
+Lang = Annotated[str, Query(max_length=20)]
+"""A declared language (data/i18n/languages.json); another is ``unknown_lang``."""
 
 
 @router.post("/games/{game_id}/analysis", response_model=a.AnalysisAnswer, responses=PROGRESS)
@@ -134,6 +134,7 @@ async def start_analysis(game_id: str, hub: FinishedGame, request: Request, resp
     """Start the analysis of a finished game (202 with its progress), or answer it once done
     (200); any holder of one of the game's links may ask. ``budget`` (worlds per decision)
     may only lower the server's default (docs/analysis.md)."""
+    known_lang(lang)
     an = _analyses(request)
     key = (game_id, lang, budget or settings.analysis_worlds)
     job = an.jobs.get(key)
@@ -151,6 +152,7 @@ async def analysis_status(game_id: str, _hub: FinishedGame, request: Request, re
                           settings: SettingsDep, lang: Lang = "en", budget: Budget = None) -> dict[str, Any]:
     """The progress or the result of a finished game's analysis; 404 ``no_analysis`` (the one
     error shape) when none was started for this language and budget."""
+    known_lang(lang)
     job = _analyses(request).jobs.get((game_id, lang, budget or settings.analysis_worlds))
     if job is None:
         raise ApiError(404, "no_analysis", texts("server.no_analysis"))

@@ -280,6 +280,19 @@ class BoardData(Answer):
     facts: BoardFacts
 
 
+class Language(Answer):
+    """A declared language: its code and its name in itself."""
+
+    code: str
+    name: str
+
+
+class Languages(Answer):
+    """``GET /api/languages``: the language registry (data/i18n/languages.json), in menu order."""
+
+    languages: list[Language]
+
+
 class Catalog(Answer):
     """``GET /api/i18n/{lang}``: the engine's and the page's message catalogs (docs/messages.md)."""
 

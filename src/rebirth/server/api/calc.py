@@ -21,7 +21,7 @@ from rebirth.engine.records import RecordError
 from rebirth.server.api import answers as a
 from rebirth.server.api.deps import SettingsDep
 from rebirth.server.api.pages import page
-from rebirth.server.errors import ApiError
+from rebirth.server.errors import ApiError, known_lang
 from rebirth.server.pages.data import require_board
 
 router = APIRouter(tags=["calculator"])
@@ -58,7 +58,7 @@ async def calculator_page(settings: SettingsDep) -> FileResponse:
 async def score(body: ScoreRequest) -> dict[str, Any]:
     """Everything the page shows, or 400 with a message (en, de) naming the field or hex; a full
     tie is the code ``ask`` with the choices in ``details.ask``."""
-    lang = body.lang if body.lang in ("en", "de") else "en"
+    lang = known_lang(body.lang)
     if isinstance(body.position.get("board"), str):
         # Only a shipped board's name, never a path: nothing on this machine is opened or
         # told apart by its existence (a path gets the answer of any unknown name).

@@ -11,8 +11,10 @@ from typing import Any
 from fastapi import APIRouter
 
 from rebirth.engine.game import IRELAND_VARIANTS, SCOTLAND_VARIANTS, VARIANTS
+from rebirth.engine.i18n import registry
+from rebirth.engine.messages import load_catalog
 from rebirth.server.api import answers as a
-from rebirth.server.errors import LANGS, ApiError, texts
+from rebirth.server.errors import known_lang
 from rebirth.server.pages.data import KINDS, data_json, data_names, require_board
 from rebirth.server.pages.facts import board_facts
 
@@ -34,13 +36,18 @@ async def board_data(board: str) -> dict[str, Any]:
     return out
 
 
+@router.get("/languages", response_model=a.Languages)
+async def languages() -> dict[str, Any]:
+    """The declared languages in menu order (the registry, data/i18n/languages.json): the
+    pages' language menus are filled from this, never from a list of their own."""
+    return {"languages": [{"code": lang.code, "name": lang.name} for lang in registry().languages]}
+
+
 @router.get("/i18n/{lang}", response_model=a.Catalog)
 async def catalog(lang: str) -> dict[str, Any]:
-    """The engine's catalog and the page's strings of ``lang`` (both in data/i18n)."""
-    if lang not in LANGS:
-        raise ApiError(404, "unknown_lang", texts("server.unknown_lang", lang=repr(lang[:20])))
-    # One folder holds every catalog (docs/messages.md): the page's strings are data/i18n/page.
-    return {"lang": lang, "events": data_json("i18n", lang), "page": data_json("i18n/page", lang)}
+    """The engine's catalog and the page's strings of ``lang`` (data/i18n/<lang>/)."""
+    known_lang(lang, 404)
+    return {"lang": lang, "events": load_catalog(lang, "messages"), "page": load_catalog(lang, "page")}
 
 
 @router.get("/variants", response_model=a.Variants)

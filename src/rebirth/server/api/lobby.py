@@ -19,7 +19,7 @@ from rebirth.engine.messages import UserError
 from rebirth.server.api import answers as a
 from rebirth.server.api.deps import BearerToken, RegistryDep, SettingsDep
 from rebirth.server.clocks.changes import ClockBody, spec_of
-from rebirth.server.errors import ApiError, texts
+from rebirth.server.errors import ApiError, known_lang, texts
 from rebirth.server.notifications.notifier import NotifySpec, checked, forget, seat_link, subscribe
 from rebirth.server.operations.addresses import base_url, is_loopback_host
 from rebirth.server.operations.caps import Caps
@@ -52,7 +52,8 @@ class NewGame(BaseModel):
     players: int = Field(default=3, ge=2, le=4)
     seats: list[SeatSpec] = Field(default_factory=list, max_length=4)
     variants: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=10)
-    lang: Literal["en", "de"] = "en"
+    lang: str = Field(default="en", max_length=20)
+    """A declared language (data/i18n/languages.json); another is ``unknown_lang``."""
     hotseat: bool = False
     chat_in_record: bool = False
     """The creator's choice: the record export carries the game's chat (server/social/social.py)."""
@@ -95,6 +96,7 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
                       request: Request) -> dict[str, Any]:
     """Deal a new game; the answer holds the seats' invitations (no seat's token), the
     spectator and the admin link, once."""
+    known_lang(body.lang)
     require_board(body.board)
     clock = spec_of(body.clock, settings.min_clock_s)
     specs = list(body.seats) or [SeatSpec(kind="human")] + [SeatSpec(kind="normal")] * (body.players - 1)

@@ -170,7 +170,7 @@ async def _handle(conn: Conn, session: Session | None, frame: p.Inbound, registr
     except ActionError as exc:
         if isinstance(frame, p.ActFrame):
             registry.metrics.actions.labels("refused", "human").inc()
-        text = {"en": exc.message("en"), "de": exc.message("de")}
+        text = exc.texts()
         await conn.send(error_frame(action_code(exc), session.committed, text))
     except ServerError:
         # The storage is away: say so (the code stays server_error for clients that know it).

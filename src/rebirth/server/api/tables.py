@@ -19,7 +19,7 @@ from rebirth.engine.messages import UserError
 from rebirth.server.api import answers as a
 from rebirth.server.api.deps import BearerToken, SettingsDep, TablesDep
 from rebirth.server.api.pages import page
-from rebirth.server.errors import ApiError, texts
+from rebirth.server.errors import ApiError, known_lang, texts
 from rebirth.server.pages.data import require_board
 from rebirth.server.persistence.store import TableRow
 from rebirth.server.tables.authority import (
@@ -48,7 +48,8 @@ class NewTable(BaseModel):
     display: list[Annotated[str, Field(max_length=16)]] = Field(default_factory=list, max_length=8)
     tower_tokens: list[Annotated[str, Field(max_length=32)] | None] | None = Field(default=None,
                                                                                  max_length=20)
-    lang: str = Field(default="en", pattern="^(en|de)$")
+    lang: str = Field(default="en", max_length=20)
+    """A declared language (data/i18n/languages.json); another is ``unknown_lang``."""
 
 
 class Entry(BaseModel):
@@ -94,6 +95,7 @@ AuthedTable = Annotated[TableHub, Depends(authed_table)]
 @router.post("/api/tables", status_code=201, response_model=a.TableCreated)
 async def create_table(body: NewTable, tables: TablesDep) -> dict[str, Any]:
     """A new table game: its id and its secret token (shown once; only its hash is stored)."""
+    known_lang(body.lang)
     require_board(body.board)
     n = body.players
     names = [x.strip() for x in body.names]

@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from rebirth.app.clock import ClockState
 from rebirth.app.match import HUMAN, Match
+from rebirth.engine.i18n import same_text
 from rebirth.engine.messages import text
 from rebirth.server.authority.live import LiveGame
 from rebirth.server.errors import ApiError, texts
@@ -126,7 +127,7 @@ def board_name(board: str) -> dict[str, str]:
         name = data_json("maps", board).get("name")
     except Exception:
         name = None
-    return name if isinstance(name, dict) else {"en": board, "de": board}
+    return name if isinstance(name, dict) else same_text(board)
 
 
 def webhook_body(url: str, message: str, extra: dict[str, Any]) -> dict[str, Any]:
