@@ -32,7 +32,7 @@ class Room:
 
     pending: int = 0
     spectators: int = 0
-    seats: int = 0
+    seated: int = 0
 
 
 def client_key(address: str, salt: bytes) -> str:
@@ -116,13 +116,13 @@ class Caps:
         if cap:
             if role == "spectator" and r.spectators >= max(0, cap - ROOM_PER_SEAT * players):
                 return False
-            if r.spectators + r.seats >= cap:
+            if r.spectators + r.seated >= cap:
                 return False
         r.pending -= 1
         if role == "spectator":
             r.spectators += 1
         else:
-            r.seats += 1
+            r.seated += 1
         return True
 
     def detach(self, game: str, role: str | None = None) -> None:
@@ -133,11 +133,11 @@ class Caps:
         elif role == "spectator":
             r.spectators -= 1
         else:
-            r.seats -= 1
-        if not (r.pending or r.spectators or r.seats):
+            r.seated -= 1
+        if not (r.pending or r.spectators or r.seated):
             self.rooms.pop(game, None)
 
     def attached(self, game: str) -> int:
         """Open sockets on ``game`` in this process (waiting for their hello or placed)."""
         r = self.rooms.get(game)
-        return 0 if r is None else r.pending + r.spectators + r.seats
+        return 0 if r is None else r.pending + r.spectators + r.seated
