@@ -177,6 +177,17 @@ def _free_port() -> int:
         return port
 
 
+def _stop(proc: subprocess.Popen[str]) -> str:
+    """Stop a server started by a test; its output."""
+    proc.terminate()
+    try:
+        out, _ = proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+    return out
+
+
 def _rss_kb(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -248,12 +259,7 @@ def test_a_64_mib_chunked_body_is_refused_and_memory_comes_back(tmp_path: Path) 
         assert grown < 16 * 1024, f"server memory grew by {grown} KB"
         assert httpx.get(f"http://127.0.0.1:{port}/api/variants", timeout=5).status_code == 200
     finally:
-        proc.terminate()
-        try:
-            out, _ = proc.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, _ = proc.communicate()
+        out = _stop(proc)
     assert "Traceback" not in out, out[-2000:]
 
 
@@ -329,12 +335,7 @@ def test_a_client_hanging_up_mid_body_is_no_server_error(tmp_path: Path) -> None
                         if line.startswith("rebirth_http_requests_total{") and 'status="499"' in line)
         assert total_499 == 5, metrics
     finally:
-        proc.terminate()
-        try:
-            out, _ = proc.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, _ = proc.communicate()
+        out = _stop(proc)
     assert "Traceback" not in out and "Exception in ASGI application" not in out, out[-3000:]
     logged = [json.loads(line) for line in out.splitlines() if line.startswith('{"ts"')]
     assert [e["status"] for e in logged if e["method"] == "POST"].count(499) == 5, out[-3000:]

@@ -183,9 +183,9 @@ class ChatLine(Answer):
     at: float
 
 
-class GameRecord(Answer):
-    """``GET /api/games/{id}/record`` (docs/records.md): complete once the game is over (with
-    ``seed`` and ``result``), before that redacted for the token's seat (``redacted_for``)."""
+class RecordHead(Answer):
+    """What every record has (docs/records.md): its format, the board, the players, the set-up
+    and the actions."""
 
     format: Literal["rebirth-record"]
     version: int
@@ -194,11 +194,17 @@ class GameRecord(Answer):
     map_digest: str | None = None
     players: list[RecordPlayer]
     variants: list[str]
-    seed: int | None = None
-    redacted_for: int | None = None
     setup: Doc
     actions: list[Doc]
     result: RecordResult | None = None
+
+
+class GameRecord(RecordHead):
+    """``GET /api/games/{id}/record``: complete once the game is over (with ``seed`` and
+    ``result``), before that redacted for the token's seat (``redacted_for``)."""
+
+    seed: int | None = None
+    redacted_for: int | None = None
     chat: list[ChatLine] | None = None
 
 
@@ -453,19 +459,9 @@ class TableState(Answer):
     """The spectator's view (docs/api.md)."""
 
 
-class TableRecord(Answer):
-    """``GET /api/tables/{id}/record``: the table record (docs/records.md; ``table`` true)."""
+class TableRecord(RecordHead):
+    """``GET /api/tables/{id}/record``: the table record (``table`` true)."""
 
-    format: Literal["rebirth-record"]
-    version: int
-    engine: str | None = None
-    board: str
-    map_digest: str | None = None
-    players: list[RecordPlayer]
-    variants: list[str]
-    setup: Doc
-    actions: list[Doc]
-    result: RecordResult | None = None
     table: Literal[True]
 
 

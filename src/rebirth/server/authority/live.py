@@ -50,9 +50,12 @@ class LiveGame:
 
     def with_match(self, match: Match) -> LiveGame:
         """This game with another match (its row's seat kinds following the match's)."""
+        row = self.row
         kinds = [s.kind for s in match.seats]
-        row = self.row if kinds == self.row.kinds else replace(self.row, kinds=kinds)
-        return replace(self, match=match, row=row)
+        if kinds != row.kinds:
+            row = replace(row, kinds=kinds)
+        # The constructor, not dataclasses.replace: this runs once per step.
+        return LiveGame(match, row, self.clock, self.clock_rev)
 
     def with_clock(self, clock: ClockState | None, rev: int) -> LiveGame:
         return replace(self, clock=clock, clock_rev=rev)

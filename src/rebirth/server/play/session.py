@@ -18,6 +18,7 @@ import logging
 import random
 import secrets
 import time
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rebirth.app.match import HUMAN, Match, NotYourTurnError, StaleVersionError
@@ -125,7 +126,7 @@ class Session:
                 for i, s in enumerate(self.match.seats)]
 
     def seen(self) -> Seen:
-        return Seen(self.online(), self.handover_at(), self.value.clock_frame(now()))
+        return Seen(self.online(), self.handover_at, self.value.clock_frame(now()))
 
     def summary(self) -> dict[str, Any]:
         """The public summary (``GET /api/games/{id}``)."""
@@ -155,15 +156,24 @@ class Session:
             log.exception("game %s: storing a %s change failed; nothing changed", self.id, change.kind)
             raise ServerError from exc
 
-    async def _deliver(self, e: Committed[LiveGame]) -> None:
+    def _deliver(self, e: Committed[LiveGame]) -> Awaitable[None]:
         before, after = e.before, e.after
-        self.room.retarget(tuple(i for i, k in enumerate(after.kinds) if k == HUMAN))
         seen = self.seen()
+        kinds = after.kinds
+        if kinds == before.kinds and (after.version != before.version or after.clock_rev == before.clock_rev):
+            # A step: the room's delivery is the whole answer (returned, not awaited here: one
+            # coroutine level less on every step's sends).
+            return self.room.deliver(after, seen)
+        return self._deliver_change(after, seen, kinds != before.kinds)
+
+    async def _deliver_change(self, after: LiveGame, seen: Seen, kinds: bool) -> None:
+        """A change besides a step: the steps (if any), then the clock and seats' kinds, then
+        presence when a seat changed hands."""
+        if kinds:
+            self.room.retarget(tuple(i for i, k in enumerate(after.kinds) if k == HUMAN))
         await self.room.deliver(after, seen)
-        between = after.version == before.version and after.clock_rev != before.clock_rev
-        if after.kinds != before.kinds or between:
-            await self.room.clock(after, seen)
-        if after.kinds != before.kinds:
+        await self.room.clock(after, seen)
+        if kinds:
             await self.room.presence(seen)
 
     def _hooks(self, e: Committed[LiveGame]) -> None:

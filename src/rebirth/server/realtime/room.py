@@ -94,13 +94,24 @@ class Snapshot(Protocol):
     def lang(self) -> str: ...
 
 
-@dataclass
 class Seen:
-    """What the frames of one moment carry besides the view: presence and the clock."""
+    """What the frames of one moment carry besides the view: presence and the clock (the
+    hand-over times worked out only when a frame carries them: a step's updates do not)."""
 
-    online: list[bool]
-    handover_at: list[float | None]
-    clock: dict[str, Any] | None
+    __slots__ = ("_handover", "_handover_at", "clock", "online")
+
+    def __init__(self, online: list[bool], handover: Callable[[], list[float | None]],
+                 clock: dict[str, Any] | None) -> None:
+        self.online = online
+        self.clock = clock
+        self._handover = handover
+        self._handover_at: list[float | None] | None = None
+
+    @property
+    def handover_at(self) -> list[float | None]:
+        if self._handover_at is None:
+            self._handover_at = self._handover()
+        return self._handover_at
 
 
 class Room:
