@@ -187,11 +187,13 @@ class Match:
         ``seat`` may see them (None: a spectator)."""
         return [e.for_seat(seat) for st in self._steps_after(since_version) for e in st.events]
 
-    def events_for(self, seat: int | None, since_version: int = -1) -> list[dict[str, Any]]:
+    def events_for(self, seat: int | None, since_version: int = -1, *,
+                   copy: bool = True) -> list[dict[str, Any]]:
         """The steps after ``since_version`` as JSON for ``seat``: version, actor and events,
-        each event serialised for that seat (redaction by construction)."""
+        each event serialised for that seat (redaction by construction). ``copy=False``: the
+        events' own values shared (a caller that serialises at once: Event.to_json)."""
         return [{"version": st.version, "seat": st.seat,
-                 "events": [e.to_json(seat) for e in st.events]}
+                 "events": [e.to_json(seat, copy=copy) for e in st.events]}
                 for st in self._steps_after(since_version)]
 
     def _steps_after(self, version: int) -> list[Step]:

@@ -55,8 +55,10 @@ class Event:
             return self
         return replace(self, private=None, private_key=None, private_args=None)
 
-    def to_json(self, seat: int | None, /) -> dict[str, Any]:
-        """The event as JSON for ``seat`` (None: a spectator): private parts only for the owner."""
+    def to_json(self, seat: int | None, /, *, copy: bool = True) -> dict[str, Any]:
+        """The event as JSON for ``seat`` (None: a spectator): private parts only for the owner.
+        ``copy=False``: the event's own values, shared — only for a caller that serialises the
+        JSON at once and never edits it (the server's frames)."""
         out: dict[str, Any] = {
             "kind": self.kind,
             "rule": self.rule,
@@ -71,6 +73,8 @@ class Event:
             out["private"] = self.private
             out["private_key"] = self.private_key
             out["private_args"] = self.private_args
+        if not copy:
+            return out
         # A copy, so a caller editing the JSON cannot change the event (JSON values only:
         # a walk of its own, several times cheaper than copy.deepcopy's memo on every step).
         copied: dict[str, Any] = _json_copy(out)

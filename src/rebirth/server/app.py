@@ -47,8 +47,12 @@ def app_from_env() -> FastAPI:
     return app
 
 
-GC_YOUNG_THRESHOLD = 10_000
-"""Allocations between two collections of the youngest generation (Python's default: 700)."""
+GC_YOUNG_THRESHOLD = 50_000
+"""Allocations between two collections of the youngest generation (Python's default: 700).
+Each step's committed value is a new match (the commit path proposes on a copy), which lives
+until the game's next step: collected five times less often, most of them are freed by their
+reference count before a collection visits them (measured, 100 games in memory: the
+collector's time per step 30 -> 9 us)."""
 
 
 def tune_gc() -> None:
