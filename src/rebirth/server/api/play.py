@@ -68,10 +68,10 @@ async def game_socket(ws: WebSocket, game_id: str, registry: RegistryDep, settin
                 break
             if msg["type"] == "websocket.disconnect":
                 break
-            version = session.committed if session is not None else None
             refusal = await throttle.socket_message(conn_key, client)
             if refusal is not None:
-                await conn.send(error_frame("rate_limited", version, refusal.text(), refusal.details()))
+                await conn.send(error_frame("rate_limited", _version(session), refusal.text(),
+                                            refusal.details()))
                 continue
             raw = msg.get("text")
             if raw is None:
@@ -84,13 +84,13 @@ async def game_socket(ws: WebSocket, game_id: str, registry: RegistryDep, settin
             else:
                 size = len(raw.encode("utf-8"))
             if size > settings.max_message_bytes:
-                await conn.send(error_frame("too_large", version))
+                await conn.send(error_frame("too_large", _version(session)))
                 continue
             try:
                 frame = p.decode(raw)
             except p.BadFrame as exc:
                 details = {"reason": exc.reason} if exc.reason else None
-                await conn.send(error_frame("bad_message", version, exc.text, details))
+                await conn.send(error_frame("bad_message", _version(session), exc.text, details))
                 continue
             if isinstance(frame, p.HelloFrame) and session is not None and placed is None:
                 if not await _place(conn, session, frame, registry, caps):
@@ -107,6 +107,11 @@ async def game_socket(ws: WebSocket, game_id: str, registry: RegistryDep, settin
             caps.detach(session.id, placed)
             # Shielded: a cancelled handler (server shutdown, test client) still updates presence.
             await asyncio.shield(session.leave(conn))
+
+
+def _version(session: Session | None) -> int | None:
+    """The version an error frame reports (None: no such game); read only when one is sent."""
+    return None if session is None else session.committed
 
 
 async def _place(conn: Conn, session: Session, hello: p.HelloFrame, registry: Registry, caps: Caps) -> bool:
@@ -135,14 +140,13 @@ async def _handle(conn: Conn, session: Session | None, frame: p.Inbound, registr
     if session is None:
         await conn.send(error_frame("unknown_game", None))
         return
-    version = session.committed
     if isinstance(frame, p.HelloFrame):
         tok = await asyncio.to_thread(registry.store.token, frame.token)
         if tok is None or tok.game != session.id:
-            await conn.send(error_frame("bad_token", version))
+            await conn.send(error_frame("bad_token", session.committed))
             return
         if tok.revoked:
-            await conn.send(error_frame("revoked", version))
+            await conn.send(error_frame("revoked", session.committed))
             return
         await session.join(conn, tok, hash_token(frame.token), max(-1, frame.since))
         # One structured line per joined socket (HTTP requests have theirs in app.py): which
@@ -151,7 +155,7 @@ async def _handle(conn: Conn, session: Session | None, frame: p.Inbound, registr
                                 "role": tok.role, "seat": tok.seat, "pid": os.getpid()}))
         return
     if conn.role is None:
-        await conn.send(error_frame("hello_first", version))
+        await conn.send(error_frame("hello_first", session.committed))
         return
     try:
         if isinstance(frame, p.ActFrame):
@@ -164,7 +168,7 @@ async def _handle(conn: Conn, session: Session | None, frame: p.Inbound, registr
             await session.social.history(conn, frame)
         elif isinstance(frame, p.ClaimFrame):
             if conn.role != "table":
-                await conn.send(error_frame("forbidden", version))
+                await conn.send(error_frame("forbidden", session.committed))
             else:
                 await session.claim(conn, frame.seat)
     except ActionError as exc:

@@ -67,6 +67,8 @@ class Registry:
         """This worker's id: the holder of the games it loads (their clocks pause only for its
         downtime: server/persistence/clocks.py, ``hold``)."""
         self._beat_task: asyncio.Task[None] | None = None
+        self._beating = False
+        """Whether this worker held a clock at its last heartbeat."""
         self.bot_thinks = 0
         """Bot decisions made in this process (a test checks each bot step is thought once)."""
         self.bot_steps = 0
@@ -258,6 +260,10 @@ class Registry:
                     match = await asyncio.to_thread(self.load_match, row)
                     clock = await asyncio.to_thread(clockstore.load, self.store, game_id)
                     if clock is not None:
+                        if not self._beating:
+                            # Alive before it holds: a holder's beat is what the others judge by.
+                            await asyncio.to_thread(clockstore.beat, self.store, self.worker, now())
+                            self._beating = True
                         # This worker holds it now: a dead holder's downtime is credited.
                         held = await asyncio.to_thread(clockstore.hold, self.store, game_id, self.worker,
                                                        now(), self.stale_after)
@@ -338,11 +344,15 @@ class Registry:
         without a credit (this worker served them all along)."""
         while True:
             try:
-                await asyncio.to_thread(clockstore.beat, self.store, self.worker, now())
                 timed = [gid for gid, s in self.hubs.items()
                          if s.value.clock is not None and not s.value.over]
-                await asyncio.to_thread(clockstore.take_over, self.store, self.worker, timed, now(),
-                                        self.stale_after)
+                # Only a worker that holds (or held) a clock beats: a heartbeat is for the
+                # clocks' downtime, and a worker without one costs its database nothing.
+                if timed or self._beating:
+                    self._beating = bool(timed)
+                    await asyncio.to_thread(clockstore.beat, self.store, self.worker, now())
+                    await asyncio.to_thread(clockstore.take_over, self.store, self.worker, timed, now(),
+                                            self.stale_after)
             except Exception:  # the database is away: the next beat tries again
                 log.warning("the heartbeat could not be stored")
             await asyncio.sleep(self.settings.heartbeat_s)
@@ -355,8 +365,9 @@ class Registry:
                 await self._beat_task
             # A last beat: the games held here are credited the downtime from now on by
             # whoever loads them next.
-            with contextlib.suppress(Exception):
-                await asyncio.to_thread(clockstore.beat, self.store, self.worker, now(), False)
+            if self._beating:
+                with contextlib.suppress(Exception):
+                    await asyncio.to_thread(clockstore.beat, self.store, self.worker, now(), False)
         if self._heal_task is not None:
             self._heal_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
