@@ -45,9 +45,10 @@ class StepChange:
 
     def propose(self, current: LiveGame) -> LiveGame:
         p = current.match.propose(self.seat, self.action, self.version)  # raises and changes nothing
-        after = current.with_match(p.after)
-        return after.with_clock(turned(current.clock, p.after), current.clock_rev + 1) \
-            if current.clock is not None else after
+        # A step changes no seat's kind: the row stays (LiveGame's constructor, once per step).
+        if current.clock is None:
+            return LiveGame(p.after, current.row)
+        return LiveGame(p.after, current.row, turned(current.clock, p.after), current.clock_rev + 1)
 
     async def write(self, before: LiveGame, after: LiveGame) -> None:
         s = self.session

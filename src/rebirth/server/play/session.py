@@ -159,12 +159,13 @@ class Session:
     def _deliver(self, e: Committed[LiveGame]) -> Awaitable[None]:
         before, after = e.before, e.after
         seen = self.seen()
-        kinds = after.kinds
-        if kinds == before.kinds and (after.version != before.version or after.clock_rev == before.clock_rev):
+        # The row is replaced exactly when a seat's kind changes (LiveGame.with_match).
+        kinds = after.row is not before.row and after.kinds != before.kinds
+        if not kinds and (after.version != before.version or after.clock_rev == before.clock_rev):
             # A step: the room's delivery is the whole answer (returned, not awaited here: one
             # coroutine level less on every step's sends).
             return self.room.deliver(after, seen)
-        return self._deliver_change(after, seen, kinds != before.kinds)
+        return self._deliver_change(after, seen, kinds)
 
     async def _deliver_change(self, after: LiveGame, seen: Seen, kinds: bool) -> None:
         """A change besides a step: the steps (if any), then the clock and seats' kinds, then
