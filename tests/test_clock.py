@@ -96,8 +96,9 @@ def test_a_pause_credits_the_running_seat_the_downtime_only() -> None:
     stored = ClockState.from_json(st.to_json())
     now.t += 30  # 30 s into seat 1's turn the holding worker died; 3570 s later it was back
     now.t += 3570
-    assert stored.pause(3570, now())
+    assert stored.pause(3570, now(), version=7)
     assert [stored.left(i, now()) for i in range(3)] == pytest.approx([290, 270, 300])
+    assert stored.notices[-1] == {"version": 7, "key": "clock.paused", "seat": None, "s": 3570.0}
     assert not stored.pause(0, now())
     # A pause never moves the turn's start past now (a holder's beat from the future).
     assert stored.pause(10**6, now()) and stored.left(1, now()) == pytest.approx(300)

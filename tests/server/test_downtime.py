@@ -78,5 +78,10 @@ def test_a_holder_s_downtime_is_credited_by_the_worker_that_loads_the_game(tmp_p
             moved = new_deadline - deadline
             # Credited A's downtime: from its last beat (at its stop) to the load.
             assert 2.0 <= moved <= time.time() - stopped + 0.05, moved
+            # The log says so, in every language (the page renders the notice from its catalog).
+            with kit.client(tmp_path, database_url=db) as c:
+                notices = c.get(f"/api/games/{gid}").json()["clock"]["notices"]
+            paused = [n for n in notices if n["key"] == "clock.paused"]
+            assert len(paused) == 1 and paused[0]["version"] == 0 and 2.0 <= paused[0]["s"] <= moved + 0.1
         finally:
             store.close()

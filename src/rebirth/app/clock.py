@@ -194,12 +194,16 @@ class ClockState:
         self.enabled = False
         self._notice(version, "clock.off", None)
 
-    def pause(self, seconds: float, now: float) -> bool:
+    def pause(self, seconds: float, now: float, version: int | None = None) -> bool:
         """The server that held the game was down for ``seconds``: the running seat is not
-        charged for them (its turn's start moves on, never past ``now``); True when it moved."""
+        charged for them (its turn's start moves on, never past ``now``); True when it moved.
+        With ``version``, a pause of a second or more is a notice in the game's log."""
         if self.running is None or seconds <= 0:
             return False
-        self.since = min(now, self.since + seconds)
+        moved = min(now, self.since + seconds) - self.since
+        self.since += moved
+        if version is not None and moved >= 1.0:
+            self._notice(version, "clock.paused", None, round(moved, 1))
         return True
 
     def _notice(self, version: int, key: str, seat: int | None, s: float | None = None) -> None:

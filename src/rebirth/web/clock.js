@@ -86,8 +86,8 @@ export function handoverLabel(lang, seat, name) {
 /** The log lines of the clock's notices at step `version`. */
 export function noticesAt(lang, version, names) {
   return (C.frame?.notices || []).filter((n) => n.version === version).map((n) =>
-    h("li", { class: `ev ev-clock ${n.key.replace(".", "-")}` }, n.key === "clock.added"
-      ? t(lang, "clock.added", { time: fmt(lang, n.s) })
+    h("li", { class: `ev ev-clock ${n.key.replace(".", "-")}` }, n.key === "clock.added" || n.key === "clock.paused"
+      ? t(lang, n.key, { time: fmt(lang, n.s) })
       : t(lang, n.key === "clock.off" ? "clock.turnedoff" : n.key, { name: names[n.seat] ?? "" })));
 }
 

@@ -153,7 +153,8 @@ def hold(store: Store, game: str, worker: str, now: float, stale_after: float,
             # The holder's downtime: from its last beat (its final one when it stopped cleanly;
             # no row: from the running turn's start), never from before the running turn began.
             alive_until = st.since if last is None else max(last, st.since)
-            changed = st.pause(max(0.0, now - alive_until), now)
+            version = c.execute(select(games.c.version).where(games.c.id == game)).scalar_one_or_none()
+            changed = st.pause(max(0.0, now - alive_until), now, version)
         values: dict[str, object] = {"holder": worker}
         if changed:
             values.update(state=json.dumps(st.to_json()), rev=r.rev + 1, deadline=st.deadline())
