@@ -301,10 +301,6 @@ class Session:
             except StaleWrite:
                 raise ApiError(409, "conflict") from None
 
-    def kick_bots(self) -> None:
-        """Let the bots move if one is to."""
-        self.bots.kick()
-
     async def _time_out(self) -> bool:
         """The clock's deadline passed (the timer's callback): the seat goes to a bot."""
         async with self.lock:

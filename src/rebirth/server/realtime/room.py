@@ -131,10 +131,6 @@ class Room:
                     out[s] = True
         return out
 
-    def attached(self, role: str | None = None) -> int:
-        """Connections that said hello (of ``role``, or any)."""
-        return sum(1 for c in self.conns if c.role is not None and (role is None or c.role == role))
-
     @staticmethod
     def sync(game: Snapshot, c: Conn, since: int, seen: Seen) -> Sync:
         """The ``sync`` for ``c`` (its seat's whole view and the steps after ``since``); the
