@@ -17,7 +17,8 @@ from starlette.requests import ClientDisconnect
 
 from rebirth.engine.formats import field_fault
 from rebirth.engine.messages import text
-from rebirth.server.api import analysis, calc, data, health, lobby, openapi, play, rematch
+from rebirth.server.accounts.signin import SigninMailer
+from rebirth.server.api import account, analysis, calc, data, health, lobby, openapi, play, rematch
 from rebirth.server.api import clocks as clockapi
 from rebirth.server.api import notify as notify_api
 from rebirth.server.api import pages as static
@@ -86,6 +87,8 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
         app.state.notifier = notifier = notify.Notifier(store, settings, registry)
         notify.attach(registry, notifier)
         notifier.start()
+        # Sign-in links (server/accounts/signin.py): made and mailed off the request path.
+        app.state.signin_mailer = mailer = SigninMailer(store, settings)
         # The table companion: the same authority-and-registry pattern, on the same store.
         app.state.tables = TableRegistry(store)
         if settings.redis_url:
@@ -104,6 +107,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
             await lifecycle.drain(settings.shutdown_grace)
             await registry.close()
             await notifier.close()
+            await mailer.close()
             await store.aclose()
             store.close()
 
@@ -211,6 +215,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     app.include_router(table.router)
     app.include_router(analysis.router)
     app.include_router(rematch.router)
+    app.include_router(account.router)
     app.include_router(static.router)
     app.mount("/static", static.static_files(settings), name="static")
     return app

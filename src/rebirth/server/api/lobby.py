@@ -16,8 +16,9 @@ from rebirth.bots.base import BotError
 from rebirth.engine.board import MapError
 from rebirth.engine.game import SetupError
 from rebirth.engine.messages import UserError
+from rebirth.server.accounts import store as accts
 from rebirth.server.api import answers as a
-from rebirth.server.api.deps import BearerToken, RegistryDep, SettingsDep
+from rebirth.server.api.deps import BearerToken, MaybeAccount, RegistryDep, SettingsDep
 from rebirth.server.clocks.changes import ClockBody, spec_of
 from rebirth.server.errors import ApiError, known_lang, texts
 from rebirth.server.notifications.notifier import NotifySpec, checked, forget, seat_link, subscribe
@@ -42,6 +43,8 @@ class SeatSpec(BaseModel):
     name: str | None = Field(default=None, max_length=40)
     notify: NotifySpec | None = None
     """How a human seat's player is told it is their turn (server/notifications/notifier.py)."""
+    account: Literal["me"] | None = None
+    """``"me"``: the seat is the signed-in creator's own (server/accounts; needs the session)."""
 
 
 class NewGame(BaseModel):
@@ -59,6 +62,8 @@ class NewGame(BaseModel):
     """The creator's choice: the record export carries the game's chat (server/social/social.py)."""
     clock: Annotated[ClockBody, Field(discriminator="kind")] | None = None
     """None: no clock (server/clocks/changes.py)."""
+    rated: bool = False
+    """The signed-in creator asks for a rated game (stored in ``game_meta``; the ratings rate it)."""
 
 
 def _link(base: str, game: str, token: str) -> str:
@@ -93,21 +98,28 @@ GameToken = Annotated[TokenRow, Depends(game_token)]
 
 @router.post("/games", status_code=201, response_model=a.GameCreated)
 async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDep,
-                      request: Request) -> dict[str, Any]:
+                      request: Request, account: MaybeAccount) -> dict[str, Any]:
     """Deal a new game; the answer holds the seats' invitations (no seat's token), the
-    spectator and the admin link, once."""
+    spectator and the admin link, once. Signed in, a seat ``"account": "me"`` is the
+    creator's own and ``rated`` is recorded."""
     known_lang(body.lang)
     require_board(body.board)
     clock = spec_of(body.clock, settings.min_clock_s)
     specs = list(body.seats) or [SeatSpec(kind="human")] + [SeatSpec(kind="normal")] * (body.players - 1)
     if len(specs) != body.players:
         raise ApiError(400, "bad_seats", texts("server.bad_seats", players=body.players, n=len(specs)))
+    mine = [i for i, s in enumerate(specs) if s.account == "me"]
+    if (mine or body.rated) and account is None:
+        raise ApiError(401, "signin_required", texts("server.signin_required"))
+    if len(mine) > 1 or any(specs[i].kind != HUMAN for i in mine) or (mine and body.hotseat):
+        raise ApiError(400, "bad_seats", texts("server.account_seat"), {"field": "seats"})
     kinds: list[str] = [s.kind for s in specs]
     # Checked before anything is made: a bad address creates no game.
     channels = {i: await checked(s.notify, settings) for i, s in enumerate(specs)}
     if any(any(channels[i]) and k != HUMAN for i, k in enumerate(kinds)):
         raise ApiError(400, "bad_notify", texts("server.notify_bot"), {"field": "notify"})
     names = [(s.name or "").strip()
+             or (account.name if account is not None and i in mine else "")
              or (f"Player {i + 1}" if s.kind == HUMAN else f"{s.kind.capitalize()} {i + 1}")
              for i, s in enumerate(specs)]
     caps: Caps = request.app.state.caps
@@ -120,6 +132,8 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
                                               body.hotseat, clock)
             await asyncio.to_thread(caps.created, hub.id, client)
         await asyncio.to_thread(chat_store.set_in_record, registry.store, hub.id, body.chat_in_record)
+        if account is not None:
+            await asyncio.to_thread(_account_game, registry.store, hub.id, account.id, mine, body.rated)
     except (SetupError, MapError, BotError, ValueError) as exc:
         # Every refusal of the engine and the bots is a UserError; anything else (a bug)
         # gets the fixed sentence, never the exception's English text.
@@ -149,6 +163,14 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
             "admin": _link(base, gid, toks["admin"]),
         },
     }
+
+
+def _account_game(store: Any, game: str, account: str, mine: list[int], rated: bool) -> None:
+    """A signed-in creator's game: who made it, whether it is rated, the creator's own seat."""
+    with store.tx() as c:
+        accts.set_game_meta(c, game, account, rated)
+        for seat in mine:
+            accts.own_seat(c, game, seat, account)
 
 
 @router.get("/games/{game_id}", response_model=a.GameSummary)

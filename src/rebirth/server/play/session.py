@@ -184,7 +184,7 @@ class Session:
 
     # ------------------------------------------------------------------ connections
 
-    async def join(self, c: Conn, tok: TokenRow, token_hash: str, since: int) -> None:
+    async def join(self, c: Conn, tok: TokenRow, token_hash: str | None, since: int) -> None:
         """A device said hello with a valid token: it gets its sync (after what other workers
         stored is read back — which every other connection then gets too, by version)."""
         async with self.lock:
