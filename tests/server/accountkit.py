@@ -20,7 +20,8 @@ LINK = re.compile(r"(\S+/signin)#c=([A-Za-z0-9_\-]+)")
 @contextmanager
 def mail_client(tmp: Path, **kw: Any) -> Iterator[tuple[TestClient, notifykit.Smtp]]:
     """A started TestClient whose sign-in mails go to a local SMTP server."""
-    with notifykit.smtp_server() as smtp, kit.client(tmp, smtp_host="127.0.0.1", smtp_port=smtp.port, **kw) as c:
+    with notifykit.smtp_server() as smtp, \
+            kit.client(tmp, smtp_host="127.0.0.1", smtp_port=smtp.port, **kw) as c:
         yield c, smtp
 
 
@@ -43,7 +44,8 @@ def code_of(mail: notifykit.Mail) -> str:
     return m.group(2)
 
 
-def signin(c: TestClient, smtp: notifykit.Smtp, address: str, seats: list[str] | None = None) -> dict[str, Any]:
+def signin(c: TestClient, smtp: notifykit.Smtp, address: str,
+           seats: list[str] | None = None) -> dict[str, Any]:
     """Ask for a link, read it from the mail, spend it: the signin answer (the client holds the cookie)."""
     before = len(smtp.box)
     r = c.post("/api/account/email", json={"email": address, "lang": "en"})

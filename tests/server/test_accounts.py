@@ -43,7 +43,8 @@ def test_the_cookie_is_secure_behind_https(tmp_path: Path) -> None:
         c.post("/api/account/email", json={"email": "s@example.org"})
         r = c.post("/api/account/signin", json={"code": code_of(wait_mail(smtp, 1))})
         assert "Secure" in r.headers["set-cookie"]
-        assert "https://rebirth.example.org/signin#c=" in email.message_from_bytes(smtp.box[0].data).get_payload()
+        body = email.message_from_bytes(smtp.box[0].data).get_payload()
+        assert "https://rebirth.example.org/signin#c=" in body
 
 
 def test_a_code_works_once(tmp_path: Path) -> None:
@@ -62,7 +63,7 @@ def test_a_code_expires(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
         c.post("/api/account/email", json={"email": "late@example.org"})
         code = code_of(wait_mail(smtp, 1))
         real = time.time
-        monkeypatch.setattr(signin_mod.time, "time", lambda: real() + signin_mod.CODE_SECONDS + 1)
+        monkeypatch.setattr(time, "time", lambda: real() + signin_mod.CODE_SECONDS + 1)
         r = c.post("/api/account/signin", json={"code": code})
         assert r.status_code == 403 and r.json()["error"]["code"] == "bad_code"
 
@@ -126,10 +127,6 @@ def test_the_code_never_appears_in_a_log(tmp_path: Path, caplog: pytest.LogCaptu
     assert '"path": "/api/account/signin"' in text  # the access log was captured
     assert code not in text
     assert "log@example.org" not in text
-
-
-def _two(c: TestClient) -> None:
-    c.headers["user-agent"] = "first browser"
 
 
 def test_sessions_are_listed_and_revoked_one_by_one_and_all(tmp_path: Path) -> None:
@@ -252,7 +249,8 @@ def test_a_signed_in_creator_owns_a_seat_and_a_rated_game(tmp_path: Path) -> Non
     from rebirth.server.accounts.store import game_meta_of
     with mail_client(tmp_path) as (c, smtp):
         acct = signin(c, smtp, "cr@example.org")["account"]
-        g = kit.new_game(c, players=2, rated=True, seats=[{"kind": "human", "account": "me"}, {"kind": "human"}])
+        g = kit.new_game(c, players=2, rated=True,
+                         seats=[{"kind": "human", "account": "me"}, {"kind": "human"}])
         assert g["links"]["seats"][0]["name"] == acct["name"]
         assert kit.claim(c, g["links"]["seats"][0]["url"])  # the creator's browser claims as today
         store = c.app.state.registry.store  # type: ignore[attr-defined]

@@ -14,6 +14,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from rebirth.server.accounts import passkeys as pk
 from rebirth.server.accounts import store as accts
 from rebirth.server.accounts.auth import refuse_foreign, secure_cookie
 from rebirth.server.accounts.ratings import ratings_of
@@ -227,3 +228,89 @@ async def seat_token(game_id: str, seat: int, account: CurrentAccount, registry:
         raise ApiError(403, "not_your_seat", texts("server.not_your_seat"))
     response.headers["Cache-Control"] = "no-store"
     return {"game": game_id, "seat": seat, "token": tok}
+
+
+# ---------------------------------------------------------------------------- passkeys
+
+
+class PasskeyBody(BaseModel):
+    """The browser's answer to a passkey ceremony: the handle of its options and the
+    ``PublicKeyCredential`` as JSON (``credential.toJSON()``)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    handle: str = Field(min_length=1, max_length=64)
+    credential: dict[str, Any]
+    label: str = Field(default="", max_length=64)
+    seats: list[str] = Field(default_factory=list, max_length=MAX_HELD)
+    """A sign-in: the seat tokens this browser holds (attached to the account)."""
+
+
+def _rp(request: Request, settings: Settings) -> pk.RelyingParty:
+    return pk.RelyingParty.of(base_url(settings, request))
+
+
+def _refused() -> ApiError:
+    return ApiError(403, "bad_passkey", texts("server.bad_passkey"))
+
+
+@router.get("/passkeys", response_model=aa.Passkeys)
+async def list_passkeys(account: CurrentAccount, registry: RegistryDep) -> dict[str, Any]:
+    """The account's passkeys."""
+    return {"passkeys": await asyncio.to_thread(pk.passkeys_of, registry.store, account.id)}
+
+
+@router.post("/passkeys/options", response_model=aa.PasskeyOptions)
+async def passkey_options(account: CurrentAccount, registry: RegistryDep, request: Request,
+                          settings: SettingsDep) -> dict[str, Any]:
+    """Start registering a passkey: the options for ``navigator.credentials.create``."""
+    try:
+        handle, options = await asyncio.to_thread(pk.registration_options, registry.store,
+                                                  _rp(request, settings), account)
+    except pk.PasskeyRefused:
+        raise _refused() from None
+    return {"handle": handle, "options": options}
+
+
+@router.post("/passkeys", response_model=aa.PasskeyInfo)
+async def add_passkey(body: PasskeyBody, account: CurrentAccount, registry: RegistryDep, request: Request,
+                      settings: SettingsDep) -> dict[str, Any]:
+    """Finish registering a passkey (its challenge is spent, whatever the outcome)."""
+    try:
+        return await asyncio.to_thread(pk.register, registry.store, _rp(request, settings), account,
+                                       body.handle, body.credential, body.label.strip() or "passkey")
+    except pk.PasskeyRefused:
+        raise _refused() from None
+
+
+@router.delete("/passkeys/{credential_id}", response_model=aa.Passkeys)
+async def remove_passkey(credential_id: str, account: CurrentAccount,
+                         registry: RegistryDep) -> dict[str, Any]:
+    """Forget one passkey; the ones left."""
+    if not await asyncio.to_thread(pk.remove, registry.store, account.id, credential_id[:512]):
+        raise ApiError(404, "not_found", texts("server.not_found", status=404))
+    return {"passkeys": await asyncio.to_thread(pk.passkeys_of, registry.store, account.id)}
+
+
+@router.post("/passkey/options", response_model=aa.PasskeyOptions)
+async def passkey_signin_options(registry: RegistryDep, request: Request,
+                                 settings: SettingsDep) -> dict[str, Any]:
+    """Start a passkey sign-in: the options for ``navigator.credentials.get``."""
+    refuse_foreign(request, settings)
+    handle, options = await asyncio.to_thread(pk.signin_options, registry.store, _rp(request, settings))
+    return {"handle": handle, "options": options}
+
+
+@router.post("/passkey/signin", response_model=aa.SignedIn)
+async def passkey_signin(body: PasskeyBody, request: Request, response: Response, registry: RegistryDep,
+                         settings: SettingsDep) -> dict[str, Any]:
+    """Finish a passkey sign-in: a session cookie, as the e-mailed link gives."""
+    refuse_foreign(request, settings)
+    try:
+        account_id = await asyncio.to_thread(pk.verify_signin, registry.store, _rp(request, settings),
+                                             body.handle, body.credential)
+    except pk.PasskeyRefused:
+        raise _refused() from None
+    account = await asyncio.to_thread(accts.account_by_id, registry.store, account_id)
+    if account is None:
+        raise _refused()
+    return await signed_in(request, response, registry, settings, account, body.seats)
