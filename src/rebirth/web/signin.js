@@ -50,6 +50,16 @@ async function withPasskey() {
   }
 }
 
+/** A mailed link's code (`#c=`), spent; false when the address has none. */
+async function fromLink() {
+  const code = new URLSearchParams(location.hash.slice(1)).get("c");
+  if (!code) return false;
+  // The code leaves the address bar at once (history, screenshots, a shoulder).
+  history.replaceState(null, "", location.pathname + location.search);
+  await spend(code);
+  return true;
+}
+
 async function init() {
   await loadLanguages();
   lang = pickLang();
@@ -61,13 +71,9 @@ async function init() {
   sel.addEventListener("change", async () => { lang = sel.value; await loadCatalogs(lang); translateDom(lang); setLang(lang); });
   const next = safeNext(new URLSearchParams(location.search).get("next"));
   if (next) { keepNext(next); $("needed").hidden = !next.startsWith("/game/"); }
-  const code = new URLSearchParams(location.hash.slice(1)).get("c");
-  if (code) {
-    // The code leaves the address bar at once (history, screenshots, a shoulder).
-    history.replaceState(null, "", "/signin");
-    await spend(code);
-    return;
-  }
+  if (await fromLink()) return;
+  // The link opened over this very page (same address but the fragment): no reload happens.
+  window.addEventListener("hashchange", fromLink);
   $("mail").addEventListener("submit", ask);
   $("passkey").addEventListener("click", withPasskey);
   if (!window.PublicKeyCredential) $("passkey").hidden = true;
