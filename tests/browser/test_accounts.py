@@ -82,8 +82,8 @@ def _small_targets(page: Page) -> list[str]:
 
 
 def _new_game(ms: MailServer) -> dict[str, Any]:
-    r = httpx.post(ms.url + "/api/games", json={"board": "scotland", "players": 2, "lang": "en",
-                                                 "seats": [{"kind": "human", "name": "Ailsa"}, {"kind": "easy"}]})
+    seats = [{"kind": "human", "name": "Ailsa"}, {"kind": "easy"}]
+    r = httpx.post(ms.url + "/api/games", json={"board": "scotland", "players": 2, "lang": "en", "seats": seats})
     assert r.status_code == 201, r.text
     out: dict[str, Any] = r.json()
     return out
