@@ -83,7 +83,8 @@ def _small_targets(page: Page) -> list[str]:
 
 def _new_game(ms: MailServer) -> dict[str, Any]:
     seats = [{"kind": "human", "name": "Ailsa"}, {"kind": "easy"}]
-    r = httpx.post(ms.url + "/api/games", json={"board": "scotland", "players": 2, "lang": "en", "seats": seats})
+    body = {"board": "scotland", "players": 2, "lang": "en", "seats": seats}
+    r = httpx.post(ms.url + "/api/games", json=body)
     assert r.status_code == 201, r.text
     out: dict[str, Any] = r.json()
     return out
