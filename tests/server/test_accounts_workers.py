@@ -34,8 +34,8 @@ def test_accounts_across_two_workers_on_postgresql(tmp_path: Path) -> None:
             # The session made on worker 2 works on worker 1.
             w1.cookies.set("rebirth_session", sid)
             assert w1.get("/api/account").json()["email"] == "pg@example.org"
-            g = w1.post("/api/games", json={"players": 2, "rated": True,
-                                            "seats": [{"kind": "human", "account": "me"}, {"kind": "normal"}]})
+            seats = [{"kind": "human", "account": "me"}, {"kind": "normal"}]
+            g = w1.post("/api/games", json={"players": 2, "rated": True, "seats": seats})
             assert g.status_code == 201, g.text
             gid = g.json()["game"]
             # The seat opens on worker 2 by the cookie alone.
