@@ -18,7 +18,18 @@ from starlette.requests import ClientDisconnect
 from rebirth.engine.formats import field_fault
 from rebirth.engine.messages import text
 from rebirth.server.accounts.signin import SigninMailer
-from rebirth.server.api import account, analysis, calc, data, health, lobby, openapi, play, rematch
+from rebirth.server.api import (
+    account,
+    analysis,
+    calc,
+    data,
+    health,
+    lobby,
+    open_games,
+    openapi,
+    play,
+    rematch,
+)
 from rebirth.server.api import clocks as clockapi
 from rebirth.server.api import notify as notify_api
 from rebirth.server.api import pages as static
@@ -207,6 +218,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     # (WebSocket), the score calculator, the table companion, the analysis, then the pages.
     app.include_router(health.router)
     app.include_router(lobby.router)
+    app.include_router(open_games.router)
     app.include_router(clockapi.router)
     app.include_router(notify_api.router)
     app.include_router(data.router)

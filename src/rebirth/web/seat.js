@@ -56,6 +56,15 @@ async function accountSeat(game, seat) {
   return { ...entry, slot: String(res.seat) };
 }
 
+/** Keep a seat's token that the server gave this browser (an open seat taken, a paired
+ * game's seat): the page then opens it from local storage, as a claimed invitation. */
+export function keepSeat(game, seat, token) {
+  const entry = { token, invite: null, role: "seat", seat };
+  const slot = slotOf("seat", seat);
+  localStorage.setItem(`${PREFIX}${game}.${slot}`, JSON.stringify(entry));
+  return { ...entry, slot };
+}
+
 /** The game page's path for a claimed slot: no secret in it. */
 export const seatPath = (game, slot) => `/game/${encodeURIComponent(game)}#s=${slot}`;
 
