@@ -18,7 +18,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from rebirth.engine.actions import ActionError
 from rebirth.server.accounts.auth import account_of
-from rebirth.server.accounts.store import seat_in
+from rebirth.server.accounts.store import SESSION_COOKIE, seat_in
 from rebirth.server.api.deps import RegistryDep, SettingsDep
 from rebirth.server.errors import texts
 from rebirth.server.operations.caps import Caps
@@ -120,8 +120,8 @@ async def _grant(conn: Conn, session: Session, hello: p.HelloFrame,
                  registry: Registry) -> tuple[TokenRow | None, str | None, str | None]:
     """What a hello is: ``(grant, token hash, refusal code)``. With a token, what the token
     grants; without one, the session cookie's account: its seat in the game, or a spectator
-    (no token hash: nothing to revoke but the session, checked at every hello). A revoked or
-    missing session: ``signin_required``."""
+    (no token hash: nothing to revoke but the session, checked at every hello). No cookie:
+    ``bad_token`` (a guest, as before); a revoked or expired session: ``signin_required``."""
     if hello.token:
         tok = await asyncio.to_thread(registry.store.token, hello.token)
         if tok is None or tok.game != session.id:
@@ -129,6 +129,8 @@ async def _grant(conn: Conn, session: Session, hello: p.HelloFrame,
         if tok.revoked:
             return tok, None, "revoked"
         return tok, hash_token(hello.token), None
+    if not conn.ws.cookies.get(SESSION_COOKIE):
+        return None, None, "bad_token"  # no token and no session: a guest's empty hello, as before
     account = await account_of(conn.ws, registry.store, registry.settings)
     if account is None:
         return None, None, "signin_required"
