@@ -95,7 +95,7 @@ def test_the_tab_title_and_badge_change_when_it_becomes_your_turn(notify_server:
         # The webhook the page saved got this turn, with that seat's own link only.
         assert wait_for(lambda: len(rec.on("/waiting")) == 1)
         body = json.loads(rec.hits[0].body)
-        assert body["url"] == f"{notify_server.url}/game/{res['game']}#s={other}"
+        assert body["url"] == f"{notify_server.url}/game/{res['game']}?seat={other}"
         for secret in [u.split("#i=")[1] for u in links] + [seat_token(p, res["game"]) for p in pages]:
             assert secret not in rec.hits[0].body.decode()
         for p in pages:
@@ -164,7 +164,7 @@ def test_a_turn_based_game_notifies_each_turn_once_by_webhook_and_email(
             for raw in texts + [m.data.decode() for m in mailbox.box if mails[seat] in m.rcpt]:
                 assert not any(s in raw for s in secrets)
             for text in texts:
-                assert f"/game/{res['game']}#s={seat}" in text
+                assert f"/game/{res['game']}?seat={seat}" in text
         for p in pages:
             assert p.errors == []  # type: ignore[attr-defined]
 

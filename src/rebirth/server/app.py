@@ -22,6 +22,7 @@ from rebirth.server.api import clocks as clockapi
 from rebirth.server.api import notify as notify_api
 from rebirth.server.api import pages as static
 from rebirth.server.api import tables as table
+from rebirth.server.api import transfer as transfer_api
 from rebirth.server.errors import ApiError, error_response, texts
 from rebirth.server.metrics import Metrics
 from rebirth.server.notifications import notifier as notify
@@ -205,6 +206,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     app.include_router(lobby.router)
     app.include_router(clockapi.router)
     app.include_router(notify_api.router)
+    app.include_router(transfer_api.router)
     app.include_router(data.router)
     app.include_router(play.router)
     app.include_router(calc.router)
