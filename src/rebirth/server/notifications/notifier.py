@@ -335,7 +335,12 @@ class Notifier:
                     or await self._stale(job, row):
                 await asyncio.to_thread(self.outbox.finish, job, "dropped")
                 return
-            if await self.attending(job.game, job.seat):
+            away = await self.policy(job.game, job.seat) == "away"
+            if away and self.settings.notify_grace > 0 and await asyncio.to_thread(
+                    prefs.postpone_young, self.store, job.id, self.outbox.worker, self.settings.notify_grace):
+                # A page opening (the creator's, a reload) has the grace to say it is visible.
+                return
+            if away and await self.attending(job.game, job.seat):
                 # Decided now, not at enqueueing: the player is looking at the game (issue 25
                 # item 6), on this worker or another.
                 self.seen += 1
@@ -381,11 +386,9 @@ class Notifier:
         return own if own in prefs.POLICIES else "away"
 
     async def attending(self, game: str, seat: int) -> bool:
-        """Policy ``away`` and a page of the seat open and visible, on this worker or (Redis'
-        marks) another: the notice is not sent. Redis unable to say: sent (a lost mark must
-        not swallow a notice)."""
-        if await self.policy(game, seat) == "every":
-            return False
+        """A page of the seat open and visible, on this worker or (Redis' marks) another: under
+        policy ``away`` the notice is not sent. Redis unable to say: not looking (a lost mark
+        must not swallow a notice)."""
         if self.registry is None:
             return False
         held = self.registry.hubs.get(game)

@@ -164,6 +164,23 @@ def set_policy(store: Store, game: str, seat: int, value: str | None) -> None:
             c.execute(insert(p).values(game=game, seat=seat, policy=value))
 
 
+def postpone_young(store: Store, job_id: int, worker: str, grace: float) -> bool:
+    """A claimed outbox row made less than ``grace`` seconds ago is handed back, due at its
+    creation plus ``grace`` (no attempt counted); True when it was. (Policy ``away``: a page
+    that is opening gets the time to say it is visible.)"""
+    from rebirth.server.persistence.outbox import notify_outbox  # the outbox's own table
+
+    o = notify_outbox
+    now = time.time()
+    with store.tx() as c:
+        made = c.execute(select(o.c.created).where(o.c.id == job_id)).scalar_one_or_none()
+        if made is None or made + grace <= now:
+            return False
+        c.execute(update(o).where(o.c.id == job_id, o.c.claimed_by == worker)
+                  .values(due=made + grace, claimed_by=None, claimed_at=None))
+    return True
+
+
 # ---------------------------------------------------------------------------------- unsubscribe
 
 
