@@ -20,6 +20,8 @@ from browser.kit import LiveServer, new_game, open_page, place_by_click
 from server.notifykit import Smtp, receiver, smtp_server, wait_for
 
 YOUR_TURN = "(Your turn) Rebirth"
+HIDDEN = "Object.defineProperty(document, 'hidden', { get: () => true });"
+"""The page in the background, as the Page Visibility API reports it."""
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +36,8 @@ def notify_server(tmp_path_factory: pytest.TempPathFactory, mailbox: Smtp) -> It
     """A server whose webhooks may reach this machine (the local receiver) and which mails
     through the local SMTP server."""
     srv = LiveServer(tmp_path_factory.mktemp("notify") / "rebirth.db", webhook_allow_private=True,
-                     notify_interval=0.05, notify_retry_s=0.05, smtp_host="127.0.0.1", smtp_port=mailbox.port)
+                     notify_interval=0.05, notify_retry_s=0.05, smtp_host="127.0.0.1", smtp_port=mailbox.port,
+                     notify_grace=0.5)
     srv.start()
     yield srv
     srv.stop()
@@ -72,10 +75,12 @@ def test_the_tab_title_and_badge_change_when_it_becomes_your_turn(notify_server:
         icon = "document.querySelector(\"link[rel='icon']\").href"
         assert pages[mover].evaluate(icon).startswith("data:image/svg")
         assert pages[other].evaluate(icon) == "data:,"
-        # The waiting seat chooses a sound and a webhook in its form.
+        # The waiting seat chooses a sound, a webhook and "every turn" in its form (its page is
+        # open and visible: with the default "away" it would get no notice, issue 25 item 6).
         w = pages[other]
         w.locator("#notify-sound").check()
         w.fill("#notify-webhook", rec.url("/waiting"))
+        w.locator("#notify-policy-every").check()
         w.locator("#notify-save").click()
         w.wait_for_function("document.getElementById('notify-msg').textContent === 'Saved.'")
         # A bad address: a clear error in the form, nothing changes.
@@ -127,14 +132,18 @@ def test_a_turn_based_game_notifies_each_turn_once_by_webhook_and_email(
         notify_server: LiveServer, mailbox: Smtp, new_context: Any) -> None:
     """Issue 16 must-show: a turn-based game played in two browser contexts (one per seat) where
     a webhook receiver and a local SMTP server each get exactly one notification per turn of
-    their seat, holding that seat's link and no other seat's token."""
+    their seat, holding that seat's link and no other seat's token — with the pages in the
+    background (``document.hidden``: issue 25 item 6 tells nobody who is looking)."""
     with receiver() as rec:
         mails = ["ailsa@example.org", "brodie@example.org"]
         res = new_game(notify_server, {"board": "scotland", "players": 2, "lang": "en", "seats": [
             {"kind": "human", "name": "Ailsa", "notify": {"webhook": rec.url("/0"), "email": mails[0]}},
             {"kind": "human", "name": "Brodie", "notify": {"webhook": rec.url("/1"), "email": mails[1]}}]})
         links = [s["url"] for s in res["links"]["seats"]]
-        pages = [open_page(new_context(), u) for u in links]
+        ctxs = [new_context() for _ in links]
+        for c in ctxs:
+            c.add_init_script(HIDDEN)
+        pages = [open_page(c, u) for c, u in zip(ctxs, links, strict=True)]
         # No secret in a notification: neither invitation nor any seat's token.
         secrets = [u.split("#i=")[1] for u in links] + [seat_token(p, res["game"]) for p in pages]
         rng = random.Random(5)
