@@ -212,3 +212,43 @@ def test_a_visible_page_gets_no_notice_and_a_hidden_one_one_per_turn(server: Liv
         assert body["url"] == f"{server.url}/game/{res['game']}?seat=1"
         print(f"\nbrowser: 8 live moves with both pages visible -> 0 notices; "
               f"Brodie hidden: {away[1]} turns -> {away[1]} notices")
+
+
+def test_the_unsubscribe_page_asks_then_stops_the_emails(server: LiveServer, new_context: Any) -> None:
+    """Issue 25 item 6: an e-mail's "stop these e-mails" link opens a page that asks first (a
+    link scanner's visit changes nothing), then stops that seat's e-mails; the token leaves the
+    address bar at once."""
+    from rebirth.server.persistence import seatnotify
+    from rebirth.server.persistence.outbox import Outbox
+
+    res = new_game(server, {"board": "scotland", "players": 2, "lang": "de", "seats": [
+        {"kind": "human", "name": "Ailsa", "notify": {"email": "ailsa@example.org"}}, {"kind": "easy"}]})
+    gid = res["game"]
+    store = server.server.config.app.state.registry.store
+    tok = seatnotify.unsubscribe_token(store, gid, 0, "ailsa@example.org")
+    page = open_page(new_context(**PHONE), f"{server.url}/unsubscribe#u={tok}")
+    assert page.url == f"{server.url}/unsubscribe" and Outbox(store).sub(gid, 0) is not None
+    save_png(page, "unsubscribe-phone.png")
+    page.locator("#unsub").click()
+    page.wait_for_selector("body[data-done='1']")
+    assert page.inner_text("#unsub-msg")
+    assert Outbox(store).sub(gid, 0) is None
+    assert not page.errors  # type: ignore[attr-defined]
+
+
+def test_a_notifications_seat_link_opens_the_seat_where_it_is_held(server: LiveServer,
+                                                                   new_context: Any) -> None:
+    """Issue 25 item 2/6: a notification's link carries no secret (``/game/<id>?seat=N``): the
+    browser that holds the seat opens it from its stored token (and the address becomes
+    ``#s=N``); a fresh browser is told to open the seat's own link or sign in."""
+    res = new_game(server, {"board": "scotland", "players": 2, "lang": "en",
+                            "seats": [{"kind": "human", "name": "Ailsa"}, {"kind": "easy"}]})
+    gid = res["game"]
+    ctx = new_context()
+    open_page(ctx, res["links"]["seats"][0]["url"])
+    again = open_page(ctx, f"{server.url}/game/{gid}?seat=0")
+    again.wait_for_function("window.rebirthState.role === 'seat'")
+    assert state(again, "S.seat") == 0 and again.url == f"{server.url}/game/{gid}#s=0"
+    fresh = open_page(new_context(), f"{server.url}/game/{gid}?seat=0")
+    assert "sign in" in fresh.inner_text("#status")
+    assert state(fresh, "S.role") is None
