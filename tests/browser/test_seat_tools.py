@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import Page
 
 from browser.kit import LiveServer, new_game, open_page, place_by_click, save_png, state
+from rebirth.server.persistence.store import Store
 from server.notifykit import receiver, wait_for
 
 PHONE: dict[str, Any] = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
@@ -224,7 +225,7 @@ def test_the_unsubscribe_page_asks_then_stops_the_emails(server: LiveServer, new
     res = new_game(server, {"board": "scotland", "players": 2, "lang": "de", "seats": [
         {"kind": "human", "name": "Ailsa", "notify": {"email": "ailsa@example.org"}}, {"kind": "easy"}]})
     gid = res["game"]
-    store = server.server.config.app.state.registry.store
+    store: Store = server.server.config.app.state.registry.store  # type: ignore[union-attr]
     tok = seatnotify.unsubscribe_token(store, gid, 0, "ailsa@example.org")
     page = open_page(new_context(**PHONE), f"{server.url}/unsubscribe#u={tok}")
     assert page.url == f"{server.url}/unsubscribe" and Outbox(store).sub(gid, 0) is not None
