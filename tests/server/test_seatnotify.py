@@ -272,7 +272,7 @@ def test_emails_have_date_message_id_and_a_working_one_click_unsubscribe(tmp_pat
             assert c.get(f"/api/games/{gid}/notify", headers=as_bearer).status_code == 403
             assert c.post(f"/api/games/{gid}/transfer", headers=as_bearer).status_code == 403
             refused = c.post(f"/api/games/{gid}/transfer/claim", json={"code": tok})
-            assert refused.json()["error"]["code"] == "bad_code"
+            assert refused.json()["error"]["code"] == "bad_transfer"
             with c.websocket_connect(f"/ws/games/{gid}") as ws:
                 ws.send_json({"type": "hello", "token": tok})
                 assert ws.receive_json()["code"] == "bad_token"

@@ -24,7 +24,7 @@ from rebirth.server.persistence import seatnotify
 
 router = APIRouter(prefix="/api", tags=["transfer"])
 
-REFUSED = {"bad_code": 403, "code_used": 409, "code_expired": 410}
+REFUSED = {"bad_transfer": 403, "code_used": 409, "code_expired": 410}
 """The answer to a refused claim (:class:`~rebirth.server.persistence.seatnotify.TransferRefused`)."""
 
 

@@ -91,7 +91,7 @@ def new_secret() -> str:
 
 
 class TransferRefused(Exception):
-    """A transfer code that gives no token: ``code`` is ``bad_code`` (unknown, another game's),
+    """A transfer code that gives no token: ``code`` is ``bad_transfer`` (unknown, another game's),
     ``code_used`` or ``code_expired``."""
 
     def __init__(self, code: str) -> None:
@@ -130,7 +130,7 @@ def claim_transfer(store: Store, game: str, code: str) -> Transferred:
     with store.tx() as c:
         row = c.execute(select(t).where(t.c.hash == h)).first()
         if row is None or row.game != game:
-            raise TransferRefused("bad_code")
+            raise TransferRefused("bad_transfer")
         if row.used is not None:
             raise TransferRefused("code_used")
         if row.expires < now:
