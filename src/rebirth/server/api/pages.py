@@ -1,4 +1,5 @@
-"""The page: ``/`` (lobby), ``/game/{id}`` (the game page) and ``/static/...`` from ``rebirth/web``."""
+"""The page: ``/`` (lobby), ``/game/{id}`` (the game page), ``/signin`` and ``/account``, and
+``/static/...`` from ``rebirth/web``."""
 
 from __future__ import annotations
 
@@ -50,6 +51,18 @@ async def unsubscribe_page(settings: SettingsDep) -> FileResponse:
     """The page of an e-mail's "stop these e-mails" link (its token in the fragment; the page
     asks before it posts it: a mail scanner's GET unsubscribes nobody)."""
     return page(settings, "unsubscribe.html")
+
+
+@router.get("/signin", include_in_schema=False)
+async def signin_page(settings: SettingsDep) -> FileResponse:
+    """The sign-in page (the e-mailed link's code is in the fragment, never sent here)."""
+    return page(settings, "signin.html")
+
+
+@router.get("/account", include_in_schema=False)
+async def account_page(settings: SettingsDep) -> FileResponse:
+    """The account page (its data: ``GET /api/account`` with the session cookie)."""
+    return page(settings, "account.html")
 
 
 def static_files(settings: Settings) -> StaticFiles:

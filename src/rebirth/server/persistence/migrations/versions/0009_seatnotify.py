@@ -1,7 +1,7 @@
 """Seat transfer codes, notification policies, unsubscribe tokens and forfeits (issue 25).
 
 Revision ID: 0009_seatnotify
-Revises: 0007_downtime
+Revises: 0015_open
 Create Date: 2026-12-02
 
 Self-contained: the tables of ``server/persistence/seatnotify.py``.
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0009_seatnotify"
-down_revision = "0007_downtime"
+down_revision = "0015_open"
 branch_labels = None
 depends_on = None
 
