@@ -474,3 +474,25 @@ def test_a_seat_out_of_time_forfeits_until_taken_back(tmp_path: Path,
             assert seatnotify.forfeits_of(store_of(c), gid) == {}
             assert s.value.forfeits == []
             s.clock.close()
+
+
+def test_a_signed_in_seat_takes_its_accounts_notify_default(tmp_path: Path) -> None:
+    """Issue 25 item 6 "and account default", wired: a guest's seat is ``away``; a seat attached
+    to an account follows the account's ``notify`` (``every`` here) until it chooses its own."""
+    from rebirth.server.persistence.accounts import accounts
+    from server import accountkit
+
+    with accountkit.mail_client(tmp_path) as (c, smtp):
+        g = kit.new_game(c, players=2, seats=[{"kind": "human"}, {"kind": "human"}])
+        gid, toks = g["game"], kit.seat_tokens(c, g)
+        store = store_of(c)
+        assert seatnotify.account_policy(store, gid, 0) is None
+        who = accountkit.signin(c, smtp, "ailsa@example.org", seats=[toks[0]])
+        with store.tx() as conn:
+            mine = accounts.c.id == who["account"]["id"]
+            conn.execute(accounts.update().where(mine).values(notify="every"))
+        assert seatnotify.account_policy(store, gid, 0) == "every"
+        got = c.get(f"/api/games/{gid}/notify", headers={"Authorization": f"Bearer {toks[0]}"}).json()
+        assert got["policy"] is None and got["policy_used"] == "every"
+        other = c.get(f"/api/games/{gid}/notify", headers={"Authorization": f"Bearer {toks[1]}"}).json()
+        assert other["policy_used"] == "away"

@@ -8,6 +8,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from functools import partial
 
 from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
@@ -41,6 +42,7 @@ from rebirth.server.notifications import notifier as notify
 from rebirth.server.operations.caps import Caps
 from rebirth.server.operations.guard import CLIENT_CLOSED, CLIENT_GONE, Guard
 from rebirth.server.operations.throttle import RateLimit, Throttle
+from rebirth.server.persistence import seatnotify
 from rebirth.server.persistence.store import Store
 from rebirth.server.play.lifecycle import Lifecycle
 from rebirth.server.play.registry import GameFactory, Registry, SeedFactory, log
@@ -98,6 +100,8 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
         # Turn notifications: the writers' hook and this worker's outbox dispatcher.
         app.state.notifier = notifier = notify.Notifier(store, settings, registry)
         notify.attach(registry, notifier)
+        # A seat without its own policy takes its account's (issue 25 item 6).
+        notifier.default_policy = partial(seatnotify.account_policy, store)
         notifier.start()
         # Sign-in links (server/accounts/signin.py): made and mailed off the request path.
         app.state.signin_mailer = mailer = SigninMailer(store, settings)

@@ -265,3 +265,14 @@ def forfeits_of(store: Store, game: str) -> dict[int, str]:
     f = forfeits
     with store.engine.connect() as c:
         return {int(r.seat): str(r.reason) for r in c.execute(select(f).where(f.c.game == game))}
+
+
+def account_policy(store: Store, game: str, seat: int) -> str | None:
+    """The default policy of the account that holds ``seat`` (its ``notify``), or None (a
+    guest's seat). The notifier's ``default_policy``."""
+    from rebirth.server.persistence.accounts import account_seats, accounts  # the accounts' tables
+
+    with store.engine.connect() as c:
+        r = c.execute(select(accounts.c.notify).join(account_seats, account_seats.c.account == accounts.c.id)
+                      .where(account_seats.c.game == game, account_seats.c.seat == seat)).first()
+    return None if r is None else str(r.notify)
