@@ -20,6 +20,8 @@ from browser.kit import LiveServer, new_game, open_page, place_by_click
 from server.notifykit import Smtp, receiver, smtp_server, wait_for
 
 YOUR_TURN = "(Your turn) Rebirth"
+HIDDEN = "Object.defineProperty(document, 'hidden', { get: () => true });"
+"""The page in the background, as the Page Visibility API reports it."""
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +36,8 @@ def notify_server(tmp_path_factory: pytest.TempPathFactory, mailbox: Smtp) -> It
     """A server whose webhooks may reach this machine (the local receiver) and which mails
     through the local SMTP server."""
     srv = LiveServer(tmp_path_factory.mktemp("notify") / "rebirth.db", webhook_allow_private=True,
-                     notify_interval=0.05, notify_retry_s=0.05, smtp_host="127.0.0.1", smtp_port=mailbox.port)
+                     notify_interval=0.05, notify_retry_s=0.05, smtp_host="127.0.0.1", smtp_port=mailbox.port,
+                     notify_grace=0.5)
     srv.start()
     yield srv
     srv.stop()
@@ -72,10 +75,12 @@ def test_the_tab_title_and_badge_change_when_it_becomes_your_turn(notify_server:
         icon = "document.querySelector(\"link[rel='icon']\").href"
         assert pages[mover].evaluate(icon).startswith("data:image/svg")
         assert pages[other].evaluate(icon) == "data:,"
-        # The waiting seat chooses a sound and a webhook in its form.
+        # The waiting seat chooses a sound, a webhook and "every turn" in its form (its page is
+        # open and visible: with the default "away" it would get no notice, issue 25 item 6).
         w = pages[other]
         w.locator("#notify-sound").check()
         w.fill("#notify-webhook", rec.url("/waiting"))
+        w.locator("#notify-policy-every").check()
         w.locator("#notify-save").click()
         w.wait_for_function("document.getElementById('notify-msg').textContent === 'Saved.'")
         # A bad address: a clear error in the form, nothing changes.
@@ -95,7 +100,7 @@ def test_the_tab_title_and_badge_change_when_it_becomes_your_turn(notify_server:
         # The webhook the page saved got this turn, with that seat's own link only.
         assert wait_for(lambda: len(rec.on("/waiting")) == 1)
         body = json.loads(rec.hits[0].body)
-        assert body["url"] == f"{notify_server.url}/game/{res['game']}#s={other}"
+        assert body["url"] == f"{notify_server.url}/game/{res['game']}?seat={other}"
         for secret in [u.split("#i=")[1] for u in links] + [seat_token(p, res["game"]) for p in pages]:
             assert secret not in rec.hits[0].body.decode()
         for p in pages:
@@ -127,14 +132,18 @@ def test_a_turn_based_game_notifies_each_turn_once_by_webhook_and_email(
         notify_server: LiveServer, mailbox: Smtp, new_context: Any) -> None:
     """Issue 16 must-show: a turn-based game played in two browser contexts (one per seat) where
     a webhook receiver and a local SMTP server each get exactly one notification per turn of
-    their seat, holding that seat's link and no other seat's token."""
+    their seat, holding that seat's link and no other seat's token — with the pages in the
+    background (``document.hidden``: issue 25 item 6 tells nobody who is looking)."""
     with receiver() as rec:
         mails = ["ailsa@example.org", "brodie@example.org"]
         res = new_game(notify_server, {"board": "scotland", "players": 2, "lang": "en", "seats": [
             {"kind": "human", "name": "Ailsa", "notify": {"webhook": rec.url("/0"), "email": mails[0]}},
             {"kind": "human", "name": "Brodie", "notify": {"webhook": rec.url("/1"), "email": mails[1]}}]})
         links = [s["url"] for s in res["links"]["seats"]]
-        pages = [open_page(new_context(), u) for u in links]
+        ctxs = [new_context() for _ in links]
+        for c in ctxs:
+            c.add_init_script(HIDDEN)
+        pages = [open_page(c, u) for c, u in zip(ctxs, links, strict=True)]
         # No secret in a notification: neither invitation nor any seat's token.
         secrets = [u.split("#i=")[1] for u in links] + [seat_token(p, res["game"]) for p in pages]
         rng = random.Random(5)
@@ -164,7 +173,7 @@ def test_a_turn_based_game_notifies_each_turn_once_by_webhook_and_email(
             for raw in texts + [m.data.decode() for m in mailbox.box if mails[seat] in m.rcpt]:
                 assert not any(s in raw for s in secrets)
             for text in texts:
-                assert f"/game/{res['game']}#s={seat}" in text
+                assert f"/game/{res['game']}?seat={seat}" in text
         for p in pages:
             assert p.errors == []  # type: ignore[attr-defined]
 

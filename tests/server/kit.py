@@ -27,7 +27,8 @@ UNLIMITED_ENV = {f"REBIRTH_{k.upper()}": str(v) for k, v in UNLIMITED.items()}
 def settings(tmp: Path, **kw: Any) -> Settings:
     """Test settings: a fresh database, no bot pause, no offline grace."""
     base: dict[str, Any] = {"database_url": sqlite_url(tmp / "test.db"), "bot_delay": 0.0,
-                            "offline_grace": 0.0, "web_dir": str(tmp / "web"), **UNLIMITED}
+                            "offline_grace": 0.0, "notify_grace": 0.0, "web_dir": str(tmp / "web"),
+                            **UNLIMITED}
     base.update(kw)
     return Settings(**base)
 

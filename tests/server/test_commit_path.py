@@ -4,7 +4,8 @@
 Two kinds of proof: a scan of the server's source for any other code that changes a match, a
 state or an authority's value (and a planted second path that the scan must catch), and the
 store made to fail mid-change for each kind of mover (a human, a bot, a clock's time-out, a seat
-handed to a bot, a table entry): memory, database and every seat's view stay as they were."""
+handed to a bot, a resign, a table entry): memory, database and every seat's view stay as they
+were."""
 
 from __future__ import annotations
 
@@ -223,6 +224,27 @@ def test_a_hand_over_the_store_refuses_changes_nothing(tmp_path: Path, monkeypat
             r = c.post(f"/api/games/{gid}/seats/1/bot", headers={"Authorization": f"Bearer {toks[0]}"})
             assert r.status_code == 503 and r.json()["error"]["code"] == "server_error", r.text
             assert quiet(w0) == []
+            unchanged(c, gid, before, syncs)
+
+
+def test_a_resign_the_store_refuses_changes_nothing(tmp_path: Path, monkeypatch: MonkeyPatch) -> None:
+    """Issue 25 item 4: a resign is a mover of the commit path like the others: its write (the
+    seat handed to a bot and its forfeit, one transaction) refused, nothing changed."""
+    from rebirth.server.persistence import seatnotify
+
+    with kit.client(tmp_path) as c:
+        g = kit.new_game(c, board="ireland", players=2, seats=[{"kind": "human"}, {"kind": "human"}])
+        gid, toks = g["game"], kit.seat_tokens(c, g)
+        with c.websocket_connect(f"/ws/games/{gid}") as w0, c.websocket_connect(f"/ws/games/{gid}") as w1:
+            syncs = {toks[0]: kit.hello(w0, toks[0]), toks[1]: kit.hello(w1, toks[1])}
+            before = registry(c).hubs[gid].value
+            monkeypatch.setattr(seatnotify, "resign", failing)
+            w0.send_json({"type": "resign"})
+            while (answer := w0.receive_json())["type"] == "presence":
+                pass
+            assert answer["type"] == "error" and answer["code"] == "server_error", answer
+            assert quiet(w1) == []
+            assert seatnotify.forfeits_of(registry(c).store, gid) == {}
             unchanged(c, gid, before, syncs)
 
 

@@ -159,12 +159,23 @@ def test_no_frame_or_body_holds_another_seats_secrets(tmp_path: Path, board: str
                 http(c, None, "GET", f"/api/games/{gid}/record", tok)
             http(c, None, "POST", f"/api/games/{gid}/seats/0/bot", toks[1])
             http(c, None, "GET", f"/api/games/{gid}/record")
+            # Issue 25: a page's visibility, a transfer code (its answer is seat 0's own, so it
+            # is not filed: the code must reach no frame), and a resign heard by everyone.
+            o0.ws.send_json({"type": "visibility", "visible": True})
+            assert o0.send({"type": "ping"})["type"] == "pong"
+            made = c.post(f"/api/games/{gid}/transfer", headers={"Authorization": f"Bearer {toks[0]}"})
+            assert made.status_code == 201
+            code = made.json()["url"].split("#x=")[1]
+            assert o1.send({"type": "resign"})["type"] == "clock"
+            for o in (o0, ot, os_):
+                while not ((msg := o.read())["type"] == "clock" and msg["forfeits"]):
+                    pass
 
     checked = 0
     clocks = 0
     for cat, texts in frames.items():
         blob = "\n".join(texts)
-        for tok in (*toks, table, spect, admin):
+        for tok in (*toks, table, spect, admin, code):
             assert tok not in blob, f"a token reached {cat}"
         for s in SEED_TEXTS:
             assert s not in blob, f"the seed reached {cat}"

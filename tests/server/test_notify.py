@@ -134,7 +134,7 @@ def test_one_notification_per_turn_on_webhook_and_email(tmp_path: Path, db: dict
         invites = [s["url"].split("#i=")[1] for s in g["links"]["seats"]]
         toks = kit.seat_tokens(c, g)
         # A notification's link is the seat's own page: no secret (the claimer holds the token).
-        links = [f"http://testserver/game/{gid}#s={i}" for i in (0, 1)]
+        links = [f"http://testserver/game/{gid}?seat={i}" for i in (0, 1)]
         others = {kit.token(g["links"]["spectator"]), kit.token(g["links"]["admin"]), *invites, *toks}
         turns = [0, 0]
         paths = ["/a", "/b"]
@@ -387,7 +387,7 @@ def test_a_restarted_server_enqueues_what_a_killed_writer_did_not(tmp_path: Path
             with players(c, gid, kit.seat_tokens(c, g)) as ps:
                 seat = ps[0].view["current_player"]
             # The channel appears in the database only (as if the enqueue after it was lost).
-            link = f"http://testserver/game/{gid}#s={seat}"
+            link = f"http://testserver/game/{gid}?seat={seat}"
             Outbox(store_of(c)).subscribe(gid, seat, rec.url("/late"), None, link)
             assert Outbox(store_of(c)).rows(gid) == [] and to_move["status"] == "playing"
         for _ in range(2):
@@ -489,7 +489,7 @@ def test_a_turn_based_deadline_sends_one_reminder_to_the_seat_to_move(tmp_path: 
         got_at = time.monotonic() - start
         assert per_move * 0.75 - 1.0 <= got_at < per_move, got_at  # due 6 s into an 8 s move
         body = json.loads(rec.on(path)[1].body)
-        assert body["url"].endswith(f"/game/{gid}#s={mover}") and body["seat"] == mover
+        assert body["url"].endswith(f"/game/{gid}?seat={mover}") and body["seat"] == mover
         assert all(json.loads(h.body)["kind"] != "reminder" for h in rec.on(other))
 
 

@@ -8,6 +8,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from functools import partial
 
 from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
@@ -34,12 +35,14 @@ from rebirth.server.api import clocks as clockapi
 from rebirth.server.api import notify as notify_api
 from rebirth.server.api import pages as static
 from rebirth.server.api import tables as table
+from rebirth.server.api import transfer as transfer_api
 from rebirth.server.errors import ApiError, error_response, texts
 from rebirth.server.metrics import Metrics
 from rebirth.server.notifications import notifier as notify
 from rebirth.server.operations.caps import Caps
 from rebirth.server.operations.guard import CLIENT_CLOSED, CLIENT_GONE, Guard
 from rebirth.server.operations.throttle import RateLimit, Throttle
+from rebirth.server.persistence import seatnotify
 from rebirth.server.persistence.store import Store
 from rebirth.server.play.lifecycle import Lifecycle
 from rebirth.server.play.registry import GameFactory, Registry, SeedFactory, log
@@ -97,6 +100,8 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
         # Turn notifications: the writers' hook and this worker's outbox dispatcher.
         app.state.notifier = notifier = notify.Notifier(store, settings, registry)
         notify.attach(registry, notifier)
+        # A seat without its own policy takes its account's (issue 25 item 6).
+        notifier.default_policy = partial(seatnotify.account_policy, store)
         notifier.start()
         # Sign-in links (server/accounts/signin.py): made and mailed off the request path.
         app.state.signin_mailer = mailer = SigninMailer(store, settings)
@@ -221,6 +226,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     app.include_router(open_games.router)
     app.include_router(clockapi.router)
     app.include_router(notify_api.router)
+    app.include_router(transfer_api.router)
     app.include_router(data.router)
     app.include_router(play.router)
     app.include_router(calc.router)

@@ -87,6 +87,9 @@ class Settings(BaseSettings):
     """The first retry's delay; each further retry waits twice as long."""
     notify_attempts: int = 6
     """Deliveries tried per notification before it is given up (logged)."""
+    notify_grace: float = Field(default=5.0, ge=0, le=3600)
+    """Seconds a turn notice of a seat with policy ``away`` waits before it is judged: a page
+    that is opening (the creator's, a reload) says it is visible first (issue 25 item 6)."""
 
     # Limits under load (server/operations/throttle.py, server/operations/caps.py,
     # server/play/lifecycle.py). Rates are moving windows in the ``limits`` notation

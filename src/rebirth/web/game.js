@@ -5,7 +5,8 @@ import { announce, cardOf, endScreen, errorText, presenceMark, publicMission, re
 import { GameSocket } from "./net.js";
 import { notifyPanel, turnSignal } from "./notify.js";
 import { fitAtEnd, frameTurn, labelsToggle, scoreStrip } from "./phone.js";
-import { pageToken } from "./seat.js";
+import { askedSeat, pageToken } from "./seat.js";
+import { forfeitNotices, seatTools } from "./seattools.js";
 import { Chat } from "./chat.js";
 import { clockBox, clockCell, handoverLabel, handoverWait, noticesAt, setClock, setHandover, startTicker } from "./clock.js";
 
@@ -22,6 +23,7 @@ const S = {
   view: null,
   log: [],             // steps {version, seat, events} as sent for `seat`
   names: [], kinds: [], online: [],
+  forfeits: [],        // [{seat, reason}]: who resigned or ran out of time for good
   next: null,          // hot-seat: who plays next while everything private is hidden
   newLinks: {},        // admin: links made by revoking, shown once to be passed on
   sent: false,         // an action is on its way: no second one until the server answers
@@ -63,6 +65,7 @@ function onMessage(msg) {
     S.names = msg.names || S.names;
     S.kinds = msg.kinds || S.kinds;
     S.online = msg.online || S.online;
+    S.forfeits = msg.forfeits || [];
     S.seat = msg.seat ?? null;
     S.log = kept;
     appendSteps(msg.events || []);
@@ -97,6 +100,12 @@ function onMessage(msg) {
   } else if (msg.type === "clock") {  // a time-out, a take-back or an adjustment (clock.js)
     setClock(msg.clock, msg.handover_at);
     S.kinds = msg.kinds || S.kinds;
+    if (msg.forfeits) {
+      const known = new Set(S.forfeits.map((f) => f.seat));
+      const fresh = msg.forfeits.filter((f) => !known.has(f.seat));
+      S.forfeits = msg.forfeits;
+      if (fresh.length) announce(forfeitNotices(S.lang, fresh, S.names).map((li) => li.textContent).join(" "));
+    }
     if (msg.seats) S.seats = msg.seats;
   } else if (msg.type === "error") {
     S.sent = false;
@@ -127,6 +136,9 @@ function dropPrivate() {
   for (const id of ["hand", "missions", "preview", "confirm", "log", "public", "players"]) $(id).replaceChildren();
   $("confirm").dataset.key = "";
 }
+
+/** The `resign` frame: a hot-seat device resigns for the seat that holds it now. */
+const resignFrame = () => (hotseat() ? { type: "resign", seat: S.seat } : { type: "resign" });
 
 function claim(seat) {
   sock.send({ type: "claim", seat });
@@ -421,6 +433,7 @@ function renderLog() {
     }
     ol.append(...noticesAt(S.lang, st.version, S.names));
   }
+  ol.append(...forfeitNotices(S.lang, S.forfeits, S.names));
   ol.scrollTop = ol.scrollHeight;
 }
 
@@ -593,6 +606,11 @@ function renderNotify() {
   turnSignal({ mine, lang: S.lang, game: S.gameId, seat: S.role === "seat" ? S.seat : null });
   $("notify-sec").hidden = S.role !== "seat";
   if (S.role === "seat") notifyPanel($("notify"), { game: S.gameId, seat: S.seat, token, lang: S.lang });
+  // The seat's own tools: move it to another device, resign (issue 25 items 2 and 4).
+  const over = S.view?.phase === "end";
+  const tools = seatTools($("seat-tools"), { game: S.gameId, seat: S.seat, role: S.role, token, lang: S.lang,
+    human: S.seat !== null && S.kinds[S.seat] === "human", over, resign: () => sock.send(resignFrame()) });
+  $("seat-sec").hidden = !tools;
 }
 
 // ------------------------------------------------------------------ replay
@@ -716,7 +734,12 @@ async function init() {
   });
   let refused = null;
   try { token = await pageToken(S.gameId); } catch (e) { refused = e; }
-  if (!token && !refused) { $("status").textContent = t(S.lang, "game.notoken"); return; }
+  if (!token && !refused) {
+    // A notification's link (`?seat=N`) opened in a browser that does not hold the seat.
+    $("status").textContent = t(S.lang, askedSeat() !== null ? "seat.open_own" : "game.notoken");
+    document.body.dataset.ready = "1";
+    return;
+  }
   const summary = await api(`/api/games/${encodeURIComponent(S.gameId)}`);
   if (!chosenLang() && isLang(summary.lang) && summary.lang !== S.lang) {
     // The game's language, as its creator chose it, unless this user chose one.
@@ -744,7 +767,10 @@ async function init() {
   $("board").addEventListener("pointerleave", () => { S.hover = null; renderBoard(); });
   chat = new Chat({ gameId: S.gameId, token, send: (m) => sock.send(m), colour });
   chat.mount();
-  sock = new GameSocket(S.gameId, token, { onMessage, onStatus: connStatus, getVersion: () => (S.view ? S.version : -1) });
+  sock = new GameSocket(S.gameId, token, { onMessage, onStatus: connStatus, getVersion: () => (S.view ? S.version : -1),
+    onOpen: () => sock.send({ type: "visibility", visible: !document.hidden }) });
+  // The server sends no turn notice while this page is visible (policy "away"): it is told.
+  document.addEventListener("visibilitychange", () => sock.send({ type: "visibility", visible: !document.hidden }));
   // Leaving the page says goodbye at once, so the others see the seat go offline.
   window.addEventListener("pagehide", () => sock.close());
   window.rebirthSocket = sock; // the tests close it to check reconnect and resync

@@ -2,12 +2,13 @@
 // jitter, keep-alive pings. Messages go to `onMessage`; connection changes to `onStatus`.
 
 export class GameSocket {
-  constructor(gameId, token, { onMessage, onStatus, getVersion }) {
+  constructor(gameId, token, { onMessage, onStatus, getVersion, onOpen }) {
     this.url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws/games/${encodeURIComponent(gameId)}`;
     this.token = token;
     this.onMessage = onMessage;
     this.onStatus = onStatus;
     this.getVersion = getVersion;
+    this.onOpen = onOpen;  // after each hello: what the page tells a new connection (its visibility)
     this.attempt = 0;
     this.reconnects = 0;
     this.ws = null;
@@ -30,6 +31,7 @@ export class GameSocket {
       this.attempt = 0;
       // Resync by version: the server sends only the steps after `since`.
       ws.send(JSON.stringify({ type: "hello", token: this.token, since: this.getVersion() }));
+      this.onOpen?.();
       this.onStatus("open");
       clearInterval(this.ping);
       this.ping = setInterval(() => this.send({ type: "ping" }), 25000);

@@ -77,7 +77,7 @@ export async function notifyPanel(box, { game, seat, token, lang }) {
   const key = `${game}/${seat}/${lang}`;
   if (panelKey === key) return;
   panelKey = key;
-  let current = { webhook: null, email: null, email_available: false };
+  let current = { webhook: null, email: null, email_available: false, policy_used: "away" };
   try {
     current = await api(`/api/games/${encodeURIComponent(game)}/notify`, { token });
   } catch { /* shown empty; saving will say what is wrong */ }
@@ -102,6 +102,12 @@ export async function notifyPanel(box, { game, seat, token, lang }) {
     placeholder: "https://discord.com/api/webhooks/…", autocomplete: "off" });
   const mail = h("input", { type: "email", id: "notify-email", value: current.email || "", maxlength: 254,
     autocomplete: "email", disabled: !current.email_available && !current.email });
+  // When the server tells this seat (issue 25 item 6): not while a page of it is visible, or every turn.
+  const policy = (value) => h("label", { class: "pref" }, h("input", { type: "radio", name: "notify-policy",
+    id: `notify-policy-${value}`, value, checked: (current.policy_used || "away") === value }), " ",
+  t(lang, `notify.policy.${value}`));
+  const policies = h("fieldset", { id: "notify-policy" }, h("legend", {}, t(lang, "notify.policy")),
+    policy("away"), policy("every"));
   const save = h("button", { type: "submit", id: "notify-save" }, t(lang, "notify.save"));
   const form = h("form", { class: "notify-form" },
     h("label", { class: "pref" }, sound, " ", t(lang, "notify.sound")),
@@ -109,13 +115,14 @@ export async function notifyPanel(box, { game, seat, token, lang }) {
     h("label", {}, t(lang, "notify.webhook"), " ", hook),
     h("label", {}, t(lang, "notify.email"), " ", mail),
     current.email_available ? "" : h("p", { class: "small" }, t(lang, "notify.no_email")),
-    h("p", {}, save), msg);
+    policies, h("p", {}, save), msg);
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     msg.textContent = "";
     try {
       await api(`/api/games/${encodeURIComponent(game)}/notify`, { method: "PUT", token,
-        body: { webhook: hook.value.trim() || null, email: mail.value.trim() || null } });
+        body: { webhook: hook.value.trim() || null, email: mail.value.trim() || null,
+          policy: form.querySelector("input[name='notify-policy']:checked")?.value || null } });
       msg.textContent = t(lang, "notify.saved");
     } catch (e) {
       msg.textContent = e.data?.error ? errorText(e.data.error, lang) : String(e.message || e);

@@ -2,7 +2,9 @@
 // A seat link is an invitation (`#i=CODE`): the first browser that opens it claims the seat and
 // gets that seat's token, kept here in local storage per game and seat. The address bar then
 // shows `#s=SEAT` (no secret), and later visits use the stored token. A spectator or admin link
-// carries its token (`#t=`) as before.
+// carries its token (`#t=`) as before. A transfer link (`#x=CODE`, issue 25 item 2) gives this
+// browser its own token of a seat another device holds; a notification's link (`?seat=N`) names
+// the seat without a secret: the browser that holds it opens it from its stored token.
 import { api } from "./common.js";
 import { attachSeats, signinPath } from "./account-kit.js";
 
@@ -65,6 +67,21 @@ export function keepSeat(game, seat, token) {
   return { ...entry, slot };
 }
 
+/** Claim a transfer code of `game` (once: a used or expired code throws with the server's
+ * words) and keep the new token of the seat; returns the stored entry. */
+export async function claimTransfer(game, code) {
+  const res = await api(`/api/games/${encodeURIComponent(game)}/transfer/claim`, { method: "POST", body: { code } });
+  const entry = { token: res.token, role: "seat", seat: res.seat, moved: true };
+  const slot = slotOf("seat", res.seat);
+  localStorage.setItem(`${PREFIX}${game}.${slot}`, JSON.stringify(entry));
+  return { ...entry, slot };
+}
+
+/** The seat a notification's link (`?seat=N`) asks for, or null. */
+export function askedSeat() {
+  return new URLSearchParams(location.search).get("seat");
+}
+
 /** The game page's path for a claimed slot: no secret in it. */
 export const seatPath = (game, slot) => `/game/${encodeURIComponent(game)}#s=${slot}`;
 
@@ -77,8 +94,13 @@ export async function pageToken(game) {
   if (direct) return direct;
   const mine = claimsOf(game);
   const invite = params.get("i");
+  const transfer = params.get("x");
   let entry = null;
-  if (invite) {
+  if (transfer) {
+    // The code leaves the address bar before anything else can read or share it.
+    history.replaceState(null, "", `/game/${encodeURIComponent(game)}`);
+    entry = await claimTransfer(game, transfer);
+  } else if (invite) {
     entry = mine.find((e) => e.invite === invite) || await claimInvite(game, invite);
   } else {
     const asked = new URLSearchParams(location.search).get("seat");

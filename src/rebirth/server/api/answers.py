@@ -232,6 +232,10 @@ class Channels(Answer):
     webhook: str | None
     email: str | None
     email_available: bool
+    policy: Literal["away", "every"] | None = None
+    """The seat's own choice (null: none — the account's default, else ``away``)."""
+    policy_used: Literal["away", "every"] = "away"
+    """The policy that applies now."""
 
 
 class MyGame(GameSummary):

@@ -5,19 +5,21 @@ first. The tokens come in the request body (never in a URL, so never in a log)."
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import func, select
 from starlette.requests import HTTPConnection
 
 from rebirth.server.api import answers as a
+from rebirth.server.api import seatanswers as sa
 from rebirth.server.api.deps import RegistryDep, SettingsDep
 from rebirth.server.api.lobby import GameHub, GameToken
-from rebirth.server.errors import ApiError
+from rebirth.server.errors import ApiError, texts
 from rebirth.server.notifications.notifier import Notifier, NotifySpec, checked, seat_link, subscribe
 from rebirth.server.operations.addresses import base_url
+from rebirth.server.persistence import seatnotify
 from rebirth.server.persistence.store import actions, games
 from rebirth.server.play.session import Hub
 
@@ -48,19 +50,43 @@ async def get_channels(hub: GameHub, tok: GameToken, notifier: NotifierDep) -> d
     """The channels this seat's link chose (only that seat's own link may read them)."""
     seat = _seat_of(tok)
     sub = await asyncio.to_thread(notifier.outbox.sub, hub.id, seat)
+    own = await asyncio.to_thread(seatnotify.policy, notifier.store, hub.id, seat)
     return {"seat": seat, "webhook": sub.webhook if sub else None, "email": sub.email if sub else None,
-            "email_available": "email" in notifier.channels()}
+            "email_available": "email" in notifier.channels(), "policy": own,
+            "policy_used": await notifier.policy(hub.id, seat)}
+
+
+class ChannelsBody(NotifySpec):
+    """``PUT /api/games/{id}/notify``: the channels, and when to notify (``policy``: ``away``
+    — not while a page of the seat is open and visible — or ``every`` turn; null: the
+    account's default, else ``away``)."""
+
+    policy: Literal["away", "every"] | None = None
 
 
 @router.put("/games/{game_id}/notify", response_model=a.Channels)
-async def set_channels(body: NotifySpec, hub: GameHub, tok: GameToken, notifier: NotifierDep,
+async def set_channels(body: ChannelsBody, hub: GameHub, tok: GameToken, notifier: NotifierDep,
                        settings: SettingsDep, request: Request) -> dict[str, Any]:
-    """Set (or with nulls clear) this seat's webhook and e-mail."""
+    """Set (or with nulls clear) this seat's webhook, e-mail and policy."""
     seat = _seat_of(tok)
     hook, mail = await checked(body, settings)
     link = seat_link(base_url(settings, request), hub.id, str(seat))
+    await asyncio.to_thread(seatnotify.set_policy, notifier.store, hub.id, seat, body.policy)
     await subscribe(notifier, hub, seat, hook, mail, link)
-    return {"seat": seat, "webhook": hook, "email": mail, "email_available": "email" in notifier.channels()}
+    return {"seat": seat, "webhook": hook, "email": mail, "email_available": "email" in notifier.channels(),
+            "policy": body.policy, "policy_used": await notifier.policy(hub.id, seat)}
+
+
+@router.post("/unsubscribe", response_model=sa.Unsubscribed)
+async def unsubscribe(notifier: NotifierDep,
+                      u: Annotated[str, Query(min_length=1, max_length=64)]) -> dict[str, Any]:
+    """One-click unsubscribe (RFC 8058; no sign-in): the e-mail's single-purpose token ``u``
+    stops that seat's e-mail notices (its webhook stays). The body (``List-Unsubscribe=One-Click``
+    from a mail client, or none from the page) is not read. An unknown token: 404."""
+    got = await asyncio.to_thread(seatnotify.unsubscribe, notifier.store, u)
+    if got is None:
+        raise ApiError(404, "bad_unsubscribe", texts("server.bad_unsubscribe"))
+    return {"unsubscribed": True}
 
 
 class MyGames(BaseModel):

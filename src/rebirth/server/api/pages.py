@@ -46,6 +46,13 @@ async def game_page(game_id: str, settings: SettingsDep) -> FileResponse:
     return page(settings, "game.html")
 
 
+@router.get("/unsubscribe", include_in_schema=False)
+async def unsubscribe_page(settings: SettingsDep) -> FileResponse:
+    """The page of an e-mail's "stop these e-mails" link (its token in the fragment; the page
+    asks before it posts it: a mail scanner's GET unsubscribes nobody)."""
+    return page(settings, "unsubscribe.html")
+
+
 @router.get("/signin", include_in_schema=False)
 async def signin_page(settings: SettingsDep) -> FileResponse:
     """The sign-in page (the e-mailed link's code is in the fragment, never sent here)."""

@@ -20,7 +20,7 @@ from rebirth.engine.actions import ActionError
 from rebirth.server.accounts.auth import account_of
 from rebirth.server.accounts.store import SESSION_COOKIE, seat_in
 from rebirth.server.api.deps import RegistryDep, SettingsDep
-from rebirth.server.errors import texts
+from rebirth.server.errors import ApiError, texts
 from rebirth.server.operations.caps import Caps
 from rebirth.server.operations.throttle import Throttle, client_address
 from rebirth.server.persistence.store import TokenRow, hash_token
@@ -193,6 +193,10 @@ async def _handle(conn: Conn, session: Session | None, frame: p.Inbound, registr
             await session.social.chat(conn, frame)  # server/social: checks, stores, delivers
         elif isinstance(frame, p.ChatHistoryAsk):
             await session.social.history(conn, frame)
+        elif isinstance(frame, p.VisibilityFrame):
+            await session.set_visible(conn, frame.visible)
+        elif isinstance(frame, p.ResignFrame):
+            await session.resign(conn, frame.seat)
         elif isinstance(frame, p.ClaimFrame):
             if conn.role != "table":
                 await conn.send(error_frame("forbidden", session.committed))
@@ -203,6 +207,8 @@ async def _handle(conn: Conn, session: Session | None, frame: p.Inbound, registr
             registry.metrics.actions.labels("refused", "human").inc()
         text = exc.texts()
         await conn.send(error_frame(action_code(exc), session.committed, text))
+    except ApiError as exc:  # a refused resign (the game is over; another worker's change first)
+        await conn.send(error_frame(exc.code, session.committed, exc.text, exc.details))
     except ServerError:
         # The storage is away: say so (the code stays server_error for clients that know it).
         await conn.send(error_frame("server_error", session.committed, texts("server.storage_failed"),

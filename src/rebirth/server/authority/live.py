@@ -41,6 +41,11 @@ class LiveGame:
         return [s.kind for s in self.match.seats]
 
     @property
+    def forfeits(self) -> list[dict[str, Any]]:
+        """The seats that resigned or timed out for good (``{"seat", "reason"}``), as frames carry them."""
+        return [{"seat": s, "reason": r} for s, r in self.row.forfeits]
+
+    @property
     def over(self) -> bool:
         return self.match.state.is_terminal()
 

@@ -12,10 +12,12 @@ import asyncio
 import copy
 import time
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import Connection
 
 from rebirth.app.clock import MAX_ADD_S, ClockSpec, ClockState, TimeSource
 from rebirth.app.match import HUMAN, Match, bot_seed
@@ -24,6 +26,7 @@ from rebirth.server.authority.kernel import Unchanged
 from rebirth.server.authority.live import LiveGame
 from rebirth.server.errors import ApiError, texts
 from rebirth.server.persistence import clocks as clockstore
+from rebirth.server.persistence.seatnotify import forfeit_in, unforfeit_in
 from rebirth.server.persistence.store import Store
 
 wall_time: TimeSource = time.time
@@ -122,14 +125,26 @@ class ClockMove(ABC):
         m = current.match
         for seat, (_, to) in kinds.items():
             m = with_kind(m, seat, to)
-        return current.with_match(m).with_clock(st, current.clock_rev + 1)
+        after = current.with_match(m).with_clock(st, current.clock_rev + 1)
+        lost = self.forfeits(after)
+        if lost != after.row.forfeits:
+            after = replace(after, row=replace(after.row, forfeits=lost))
+        return after
+
+    def forfeits(self, game: LiveGame) -> tuple[tuple[int, str], ...]:
+        """The game's forfeits after this move (most moves change none)."""
+        return game.row.forfeits
+
+    def also(self, before: LiveGame, after: LiveGame) -> Callable[[Connection], None] | None:
+        """More writes in the clock's transaction (a forfeit); None: none."""
+        return None
 
     async def write(self, before: LiveGame, after: LiveGame) -> None:
         assert after.clock is not None
         kinds = {s: (before.kinds[s], after.kinds[s]) for s in range(len(after.kinds))
                  if before.kinds[s] != after.kinds[s]}
         await asyncio.to_thread(clockstore.change, self.store, before.id, after.clock, before.clock_rev,
-                                before.version, kinds)
+                                before.version, kinds, self.also(before, after))
 
 
 @dataclass
@@ -150,6 +165,27 @@ class TimeOut(ClockMove):
         seat = new.time_out(game.version)
         return new, {seat: (HUMAN, HANDOVER_BOT)}
 
+    def forfeits(self, game: LiveGame) -> tuple[tuple[int, str], ...]:
+        # A timed-out seat has forfeited (issue 25 item 4: it finishes last for ratings) until
+        # its player takes it back; a seat that forfeited before keeps its first reason.
+        assert game.clock is not None
+        had = dict(game.row.forfeits)
+        for seat, out in enumerate(game.clock.timed_out):
+            if out and seat not in had:
+                had[seat] = "timeout"
+        return tuple(sorted(had.items()))
+
+    def also(self, before: LiveGame, after: LiveGame) -> Callable[[Connection], None] | None:
+        new = [s for s, r in after.row.forfeits if s not in dict(before.row.forfeits)]
+        if not new:
+            return None
+        writes = [forfeit_in(before.id, s, "timeout") for s in new]
+
+        def write(c: Connection) -> None:
+            for w in writes:
+                w(c)
+        return write
+
 
 @dataclass
 class TakeBack(ClockMove):
@@ -168,6 +204,13 @@ class TakeBack(ClockMove):
         if not m.state.is_terminal() and m.state.current_player == self.seat:
             new.turn(self.seat, True, now())  # its turn now: its time runs from here
         return new, {self.seat: (m.seats[self.seat].kind, HUMAN)}
+
+    def forfeits(self, game: LiveGame) -> tuple[tuple[int, str], ...]:
+        # Taken back: its time did not run out for good.
+        return tuple((s, r) for s, r in game.row.forfeits if not (s == self.seat and r == "timeout"))
+
+    def also(self, before: LiveGame, after: LiveGame) -> Callable[[Connection], None] | None:
+        return unforfeit_in(before.id, self.seat, "timeout")
 
 
 @dataclass

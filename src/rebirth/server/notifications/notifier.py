@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from email.message import EmailMessage
+from email.utils import formatdate, make_msgid, parseaddr
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -45,6 +46,7 @@ from rebirth.server.notifications.webhook_guard import (
     post_json,
     resolve,
 )
+from rebirth.server.persistence import seatnotify as prefs
 from rebirth.server.persistence.outbox import Job, Outbox
 from rebirth.server.persistence.store import GameRow, Store, TurnNotice
 from rebirth.server.settings import Settings
@@ -179,6 +181,11 @@ class Notifier:
         """Per game, the turn (version, seat) whose deadline reminder is enqueued."""
         self.delivered = 0
         """Deliveries that succeeded in this process (tests)."""
+        self.seen = 0
+        """Notices not sent because the seat was looking at its game (tests)."""
+        self.default_policy: Callable[[str, int], str | None] | None = None
+        """The account's default policy of a seat without its own (``(game, seat)`` →
+        ``away``/``every``/None; called off the loop). None: ``away``. Wired by the accounts."""
 
     # ------------------------------------------------------------------ enqueueing
 
@@ -328,6 +335,17 @@ class Notifier:
                     or await self._stale(job, row):
                 await asyncio.to_thread(self.outbox.finish, job, "dropped")
                 return
+            away = await self.policy(job.game, job.seat) == "away"
+            if away and self.settings.notify_grace > 0 and await asyncio.to_thread(
+                    prefs.postpone_young, self.store, job.id, self.outbox.worker, self.settings.notify_grace):
+                # A page opening (the creator's, a reload) has the grace to say it is visible.
+                return
+            if away and await self.attending(job.game, job.seat):
+                # Decided now, not at enqueueing: the player is looking at the game (issue 25
+                # item 6), on this worker or another.
+                self.seen += 1
+                await asyncio.to_thread(self.outbox.finish, job, "seen")
+                return
             name = row.names[job.seat]
             args = {"name": name, "board": board_name(row.board), "link": sub.link}
             subject = text(f"notify.{job.kind}.subject", row.lang, **args)
@@ -338,7 +356,13 @@ class Notifier:
                 body = json.dumps(webhook_body(target, message, extra)).encode()
                 await loop.run_in_executor(self._pool, self._post, target, body)
             else:
-                await loop.run_in_executor(self._pool, self._mail, target, subject, message)
+                unsub = await asyncio.to_thread(prefs.unsubscribe_token, self.store, job.game, job.seat,
+                                                target)
+                base = site_of(sub.link)
+                stop = f"{base}/unsubscribe#u={unsub}"
+                message += "\n\n" + text("notify.unsubscribe", row.lang, link=stop)
+                one_click = f"{base}/api/unsubscribe?u={unsub}"
+                await loop.run_in_executor(self._pool, self._mail, target, subject, message, one_click)
         except WebhookRefused as exc:
             log.warning("game %s seat %d: webhook refused, not retried: %s", job.game, job.seat, exc)
             await self._finish(job, "failed", str(exc))
@@ -350,6 +374,31 @@ class Notifier:
         log.info("game %s seat %d: %s notification (%s, version %d) delivered", job.game, job.seat,
                  job.channel, job.kind, job.version)
         await self._finish(job, "sent")
+
+    async def policy(self, game: str, seat: int) -> str:
+        """The seat's policy: its own, else the account's default, else ``away``."""
+        own = await asyncio.to_thread(prefs.policy, self.store, game, seat)
+        if own is None and self.default_policy is not None:
+            try:
+                own = await asyncio.to_thread(self.default_policy, game, seat)
+            except Exception:  # the default is advisory: the seat's notice still goes out
+                log.exception("game %s seat %d: the account's default policy could not be read", game, seat)
+        return own if own in prefs.POLICIES else "away"
+
+    async def attending(self, game: str, seat: int) -> bool:
+        """A page of the seat open and visible, on this worker or (Redis' marks) another: under
+        policy ``away`` the notice is not sent. Redis unable to say: not looking (a lost mark
+        must not swallow a notice)."""
+        if self.registry is None:
+            return False
+        held = self.registry.hubs.get(game)
+        if held is not None and held.attending(seat):
+            return True
+        broker = self.registry.broker
+        if broker is None:
+            return False
+        elsewhere = await broker.visible_elsewhere(game)
+        return elsewhere is not None and seat in elsewhere
 
     async def _stale(self, job: Job, row: GameRow) -> bool:
         """A turn notification or a deadline reminder whose turn is over already (the player
@@ -396,12 +445,20 @@ class Notifier:
         post_json(url, body, allow_private=self.settings.webhook_allow_private,
                   timeout=self.settings.webhook_timeout)
 
-    def _mail(self, to: str, subject: str, body: str) -> None:
+    def _mail(self, to: str, subject: str, body: str, unsubscribe: str | None = None) -> None:
         s = self.settings
         msg = EmailMessage()
         msg["From"] = s.smtp_from
         msg["To"] = to
         msg["Subject"] = subject
+        msg["Date"] = formatdate(usegmt=True)
+        msg["Message-ID"] = make_msgid("rebirth", domain=mail_domain(s.smtp_from, s.public_url))
+        if unsubscribe is not None:
+            # RFC 2369 and RFC 8058: a mail client's one-click "unsubscribe" POSTs
+            # "List-Unsubscribe=One-Click" to this https URL; its token does nothing else.
+            msg["List-Unsubscribe"] = f"<{unsubscribe}>"
+            msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+        msg["Auto-Submitted"] = "auto-generated"
         msg.set_content(body)
         with smtplib.SMTP(s.smtp_host, s.smtp_port, timeout=s.webhook_timeout) as smtp:
             if s.smtp_starttls:
@@ -412,10 +469,27 @@ class Notifier:
 
 
 def seat_link(base: str, game: str, slot: str) -> str:
-    """A seat's own link in a notification: the game page and the seat (``#s=SEAT``, or
-    ``#s=table`` for a hot-seat device) — no secret; the browser that claimed the seat holds its
-    token (web/seat.js)."""
-    return f"{base}/game/{game}#s={slot}"
+    """A seat's own link in a notification: the game page and the seat (``?seat=SEAT``, or
+    ``?seat=table`` for a hot-seat device) — no secret; the browser that holds the seat opens
+    it with its stored token (web/seat.js), a signed-in player through the account."""
+    return f"{base}/game/{game}?seat={slot}"
+
+
+def site_of(link: str) -> str:
+    """The scheme and host of a stored seat link (where the unsubscribe page is)."""
+    parts = urlsplit(link)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def mail_domain(sender: str, public_url: str) -> str:
+    """The domain of the Message-ID: the sender's (own) domain, else the public URL's host,
+    else ``localhost``."""
+    _name, addr = parseaddr(sender)
+    domain = addr.rpartition("@")[2].strip().lower()
+    if domain and EMAIL_RE.fullmatch(f"x@{domain}"):
+        return domain
+    host = (urlsplit(public_url).hostname or "").lower() if public_url else ""
+    return host or "localhost"
 
 
 async def subscribe(notifier: Notifier, hub: Hub, seat: int, hook: str | None, mail: str | None,

@@ -90,11 +90,13 @@ def write_in(game: str, state: ClockState, rev: int) -> Callable[[Connection], N
 
 
 def change(store: Store, game: str, state: ClockState, rev: int, version: int,
-           kinds: dict[int, tuple[str, str]] | None = None) -> None:
+           kinds: dict[int, tuple[str, str]] | None = None,
+           also: Callable[[Connection], None] | None = None) -> None:
     """Store a clock changed between steps — only if the clock is still at ``rev`` and the game
     at ``version`` — and, in the same transaction, seats that change hands (``{seat: (from,
-    to)}``, each only if it still has kind ``from``). Raises :class:`StaleWrite` and writes
-    nothing when another worker got there first."""
+    to)}``, each only if it still has kind ``from``; ``also``: more writes of the same change,
+    such as a forfeit). Raises :class:`StaleWrite` and writes nothing when another worker got
+    there first."""
     with store.tx() as c:
         if not store.is_sqlite:
             # The game's write lock: no step is appended while the clock changes.
@@ -111,6 +113,8 @@ def change(store: Store, game: str, state: ClockState, rev: int, version: int,
                                               seats.c.kind == old).values(kind=new)).rowcount
             if n != 1:
                 raise StaleWrite(f"game {game}: seat {seat} is no longer {old}")
+        if also is not None:
+            also(c)
 
 
 def beat(store: Store, worker: str, now: float, up: bool = True) -> None:

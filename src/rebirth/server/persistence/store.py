@@ -247,6 +247,8 @@ class GameRow:
     version: int
     names: list[str]
     kinds: list[str]
+    forfeits: tuple[tuple[int, str], ...] = ()
+    """The seats that resigned or timed out for good, and why (server/persistence/seatnotify.py)."""
 
 
 @dataclass(frozen=True)
@@ -713,9 +715,13 @@ class Store:
             if g is None:
                 return None
             ss = c.execute(select(seats).where(seats.c.game == game_id).order_by(seats.c.seat)).all()
+            # The forfeits table is seatnotify.py's (migration 0009): named, not imported.
+            ff = c.execute(text("SELECT seat, reason FROM forfeits WHERE game = :g ORDER BY seat"),
+                           {"g": game_id}).all()
         return GameRow(g.id, g.board, g.players, json.loads(g.variants), g.lang, bool(g.hotseat),
                        int(g.seed), json.loads(g.setup), g.engine_version, g.status, g.version,
-                       [s.name for s in ss], [s.kind for s in ss])
+                       [s.name for s in ss], [s.kind for s in ss],
+                       tuple((int(f.seat), str(f.reason)) for f in ff))
 
     def game_ids(self, status: str | None = None) -> list[str]:
         """The ids of all games (or of those with ``status``)."""

@@ -5,7 +5,7 @@ read back. (The clock's are in server/clocks/changes.py.)"""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rebirth.app.match import NotYourTurnError, StaleVersionError
@@ -15,6 +15,7 @@ from rebirth.server.authority.live import LiveGame, log_entries
 from rebirth.server.authority.ports import GamePort
 from rebirth.server.clocks.changes import turned, with_kind
 from rebirth.server.persistence import clocks as clockstore
+from rebirth.server.persistence import seatnotify
 from rebirth.server.persistence.store import Step
 
 
@@ -110,6 +111,8 @@ class Follow:
     names: list[str] | None = None
     """The seats' stored names (an open seat taken on another worker); None: not read."""
     kind: str = "follow"
+    forfeits: tuple[tuple[int, str], ...] | None = None
+    """The game's forfeits as stored (read when a seat changed hands; None: not read)."""
 
     def propose(self, current: LiveGame) -> LiveGame:
         m = current.match
@@ -125,9 +128,33 @@ class Follow:
             if m.seats[seat].name != name:
                 m = m.with_name(seat, name)
         after = current.with_match(m) if m is not current.match else current
+        if self.forfeits is not None and self.forfeits != after.row.forfeits:
+            after = replace(after, row=replace(after.row, forfeits=self.forfeits))
         if self.clock is not None and (current.clock is None or self.clock[1] != current.clock_rev):
             after = after.with_clock(self.clock[0], self.clock[1])
         return after
 
     async def write(self, before: LiveGame, after: LiveGame) -> None:
         return None
+
+
+@dataclass
+class Resign:
+    """A seat gives the game up (issue 25 item 4): a bot plays its moves out, so the others can
+    finish, and its forfeit (``resigned``: it finishes last for ratings) is stored with the
+    hand-over in one transaction."""
+
+    session: GamePort
+    seat: int
+    to: str
+    kind: str = "resign"
+
+    def propose(self, current: LiveGame) -> LiveGame:
+        after = current.with_match(with_kind(current.match, self.seat, self.to))
+        lost = dict(after.row.forfeits)
+        lost.setdefault(self.seat, "resigned")
+        return replace(after, row=replace(after.row, forfeits=tuple(sorted(lost.items()))))
+
+    async def write(self, before: LiveGame, after: LiveGame) -> None:
+        s = self.session
+        await asyncio.to_thread(seatnotify.resign, s.host.store, s.id, self.seat, self.to)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from rebirth.server.authority.kernel import Authority, Committed, Replace, Unchanged
 from rebirth.server.authority.live import LiveGame
 from rebirth.server.persistence import clocks as clockstore
+from rebirth.server.persistence import seatnotify
 from rebirth.server.persistence.store import GameRow, Store
 from rebirth.server.play.bots import BotDriver
 from rebirth.server.play.changes import Follow, ServerError
@@ -107,6 +108,11 @@ class Follower:
                                                                    self.game.committed)
             clock = await asyncio.to_thread(clockstore.load_with_kinds, store, self.game.id) \
                 if self.game.value.clock is not None else None
+            # A seat changed hands elsewhere: a resign or a time-out may have come with it.
+            lost = None
+            if kinds != self.game.value.kinds:
+                got = await asyncio.to_thread(seatnotify.forfeits_of, store, self.game.id)
+                lost = tuple(sorted(got.items()))
         except Exception as exc:
             log.warning("game %s: catching up failed: %s", self.game.id, exc)
             if strict:
@@ -117,7 +123,7 @@ class Follower:
             if version > self.game.committed + len(steps):
                 raise ValueError(f"game {self.game.id}: the log ends at {self.game.committed + len(steps)}, "
                                  f"the game is at {version}")
-            await self.game.authority.commit(Follow(steps, kinds, clock, names))
+            await self.game.authority.commit(Follow(steps, kinds, clock, names, forfeits=lost))
         except Unchanged:
             return False
         except ValueError:
@@ -182,8 +188,18 @@ class Follower:
         broker = self.game.host.broker
         if broker is not None:
             seats = [s for s, on in enumerate(self.game.room.local_online()) if on]
-            await broker.mark_online(self.game.id, seats, self.game.host.presence_ttl)
+            await broker.mark_online(self.game.id, seats, self.game.host.presence_ttl,
+                                     self.game.room.local_visible())
             await self.announce()
+
+    async def visibility_changed(self) -> None:
+        """A page here became visible or hidden: the visible marks only (no announcement: the
+        other workers' pages show nothing of it; their notifiers read the marks)."""
+        broker = self.game.host.broker
+        if broker is not None:
+            seats = [s for s, on in enumerate(self.game.room.local_online()) if on]
+            await broker.mark_online(self.game.id, seats, self.game.host.presence_ttl,
+                                     self.game.room.local_visible())
 
     async def refresh_remote(self, remote: set[int] | None = None) -> None:
         """Re-read (or take) which seats have a device on other workers; tell the local ones if

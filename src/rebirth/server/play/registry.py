@@ -192,7 +192,8 @@ class Registry:
         if self.broker is None or not sessions:
             return
         marks = {s.id: [i for i, on in enumerate(s.room.local_online()) if on] for s in sessions}
-        remote = await self.broker.presence_of_all(marks, self.presence_ttl)
+        visible = {s.id: s.room.local_visible() for s in sessions}
+        remote = await self.broker.presence_of_all(marks, self.presence_ttl, visible)
         if remote is None:
             return
         for s in sessions:

@@ -31,10 +31,10 @@ from rebirth.server.authority.live import LiveGame
 from rebirth.server.authority.ports import HostPort
 from rebirth.server.clocks.changes import HANDOVER_BOT, ClockMove, TimeOut, now
 from rebirth.server.clocks.timer import ClockTimer
-from rebirth.server.errors import ApiError
+from rebirth.server.errors import ApiError, texts
 from rebirth.server.persistence.store import GameRow, StaleWrite, TokenRow, TurnNotice
 from rebirth.server.play.bots import BotDriver
-from rebirth.server.play.changes import SeatChange, SeatNamed, ServerError, StepChange, action_code
+from rebirth.server.play.changes import Resign, SeatChange, SeatNamed, ServerError, StepChange, action_code
 from rebirth.server.play.follow import Follower
 from rebirth.server.realtime.protocol import PreviewFrame, error_frame
 from rebirth.server.realtime.room import Conn, Room, Seen
@@ -242,15 +242,30 @@ class Session:
             if c not in self.room.conns:
                 return
             self.social.forget(c)
-            before = self.room.local_online()
+            before, seen_before = self.room.local_online(), self.room.local_visible()
             self.room.drop(c)
             after = self.room.local_online()
+            if after == before and self.room.local_visible() != seen_before:
+                await self.follower.visibility_changed()
             for s in range(self.game.players):
                 if before[s] and not after[s]:
                     self.offline_since[s] = time.monotonic()
             if after != before:
                 await self.room.presence(self.seen())
                 await self.presence_changed()
+
+    async def set_visible(self, c: Conn, visible: bool) -> None:
+        """The page said whether it is visible (issue 25 item 6): the marks other workers'
+        notifiers read change with it."""
+        async with self.lock:
+            before = self.room.local_visible()
+            c.visible = visible
+            if self.room.local_visible() != before:
+                await self.follower.visibility_changed()
+
+    def attending(self, seat: int) -> bool:
+        """Has ``seat`` a page here that is open and visible?"""
+        return seat in self.room.local_visible()
 
     async def claim(self, c: Conn, seat: int) -> None:
         """Hot-seat: the player to move took the device; it gets that seat's sync only."""
@@ -315,6 +330,21 @@ class Session:
                 if elsewhere is None or seat in elsewhere:
                     raise ApiError(409, "still_online")
             await self.commit(SeatChange(self, seat, HANDOVER_BOT))
+
+    async def resign(self, c: Conn, seat: int | None) -> None:
+        """The connection's seat gives up (issue 25 item 4): a bot plays it out; another
+        worker's change first: what won is read back and the resign is refused."""
+        async with self.lock:
+            if self.multi:
+                await self.catch_up(strict=False)
+            if self.value.over:
+                raise ApiError(409, "cannot_resign", texts("server.cannot_resign"))
+            who = self.acting_seat(c, seat if c.role == "table" else None)
+            try:
+                await self.commit(Resign(self, who, HANDOVER_BOT))
+            except StaleWrite:
+                raise ApiError(409, "conflict") from None
+        log.info("game %s: seat %d resigned; a bot plays it", self.id, who)
 
     async def move_clock(self, move: ClockMove) -> None:
         """A take-back or an adjustment of the clock (REST); another worker's change first:

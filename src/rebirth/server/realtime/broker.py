@@ -226,23 +226,33 @@ class Broker:
     def _presence_key(self, game: str) -> str:
         return f"{self.prefix}online:{game}"
 
-    async def mark_online(self, game: str, seats: list[int], ttl: float) -> None:
+    def _visible_key(self, game: str) -> str:
+        return f"{self.prefix}visible:{game}"
+
+    async def mark_online(self, game: str, seats: list[int], ttl: float,
+                          visible: list[int] | None = None) -> None:
         """The seats this worker has a device of, for ``ttl`` seconds (refreshed by the version
         check; a killed worker's marks expire). A sorted set per game: member ``worker:seat``,
-        score its expiry. Public facts only (who is online is shown to every seat)."""
+        score its expiry. Public facts only (who is online is shown to every seat). ``visible``:
+        the seats with a page here that is open and visible (issue 25 item 6: a turn notice is
+        not sent to a seat that is looking at the game, whichever worker delivers it)."""
         if not self.connected:
             return  # Redis is away: the marks expire, the hand-over is refused meanwhile
         try:
             pipe = self._pub.pipeline(transaction=True)
             self._queue_marks(pipe, game, seats, time.time(), ttl)
+            if visible is not None:
+                self._queue_marks(pipe, game, visible, time.time(), ttl, self._visible_key(game))
             await pipe.execute()
         except Exception as exc:  # presence is advisory: a lost mark only weakens the hand-over check
             log.warning("presence of game %s not stored: %s", game, exc)
 
-    async def presence_of_all(self, marks: dict[str, list[int]], ttl: float) -> dict[str, set[int]] | None:
+    async def presence_of_all(self, marks: dict[str, list[int]], ttl: float,
+                              visible: dict[str, list[int]] | None = None) -> dict[str, set[int]] | None:
         """:meth:`mark_online` and then :meth:`online_elsewhere` for many games in one pipeline
         (the version check refreshes every game with a device here: one round trip, not two
-        per game). None: Redis cannot say now."""
+        per game; ``visible``: the visible pages' marks, refreshed alike). None: Redis cannot
+        say now."""
         if not self.connected or not marks:
             return None if not self.connected else {}
         now = time.time()
@@ -251,6 +261,8 @@ class Broker:
             pipe = self._pub.pipeline(transaction=False)
             for game, seats in marks.items():
                 self._queue_marks(pipe, game, seats, now, ttl)
+                if visible is not None and game in visible:
+                    self._queue_marks(pipe, game, visible[game], now, ttl, self._visible_key(game))
                 pipe.zrangebyscore(self._presence_key(game), now, "+inf")
                 at[game] = len(pipe) - 1  # where this game's reading is among the replies
             replies = await pipe.execute()
@@ -259,10 +271,11 @@ class Broker:
             return None
         return {game: self._others(replies[i]) for game, i in at.items()}
 
-    def _queue_marks(self, pipe: Any, game: str, seats: list[int], now: float, ttl: float) -> None:
+    def _queue_marks(self, pipe: Any, game: str, seats: list[int], now: float, ttl: float,
+                     key: str | None = None) -> None:
         """Queue on ``pipe``: drop expired marks of ``game``, then this worker's, then mark
-        ``seats`` until ``now + ttl``."""
-        key = self._presence_key(game)
+        ``seats`` until ``now + ttl`` (in ``key``: the presence set, or the visible pages')."""
+        key = key or self._presence_key(game)
         pipe.zremrangebyscore(key, "-inf", now)
         pipe.zrem(key, *[f"{self.worker}:{s}" for s in range(MAX_SEATS)])
         if seats:
@@ -287,6 +300,17 @@ class Broker:
             members = await self._pub.zrangebyscore(self._presence_key(game), time.time(), "+inf")
         except Exception as exc:
             log.warning("presence of game %s not readable: %s", game, exc)
+            return None
+        return self._others(members)
+
+    async def visible_elsewhere(self, game: str) -> set[int] | None:
+        """The seats with an open, visible page on another worker (None: Redis cannot say)."""
+        if not self.connected:
+            return None
+        try:
+            members = await self._pub.zrangebyscore(self._visible_key(game), time.time(), "+inf")
+        except Exception as exc:
+            log.warning("visible pages of game %s not readable: %s", game, exc)
             return None
         return self._others(members)
 

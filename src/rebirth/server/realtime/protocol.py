@@ -80,11 +80,26 @@ class ChatHistoryAsk(_In, tag="chat_history"):
     after: Any = 0
 
 
-Inbound = HelloFrame | ActFrame | PreviewAsk | ClaimFrame | PingFrame | ChatSay | ChatHistoryAsk
+class VisibilityFrame(_In, tag="visibility"):
+    """``visibility``: the page is open and visible (``true``) or hidden (``false``), from the
+    Page Visibility API; a seat looking at its game gets no turn notice (policy ``away``)."""
+
+    visible: bool
+
+
+class ResignFrame(_In, tag="resign"):
+    """``resign``: the seat gives the game up; a bot plays its moves out (``seat``: a hot-seat
+    device's seat to move)."""
+
+    seat: Seat | None = None
+
+
+Inbound = (HelloFrame | ActFrame | PreviewAsk | ClaimFrame | PingFrame | ChatSay | ChatHistoryAsk
+           | VisibilityFrame | ResignFrame)
 """Every frame a client may send."""
 
 INBOUND: tuple[type[_In], ...] = (HelloFrame, ActFrame, PreviewAsk, ClaimFrame, PingFrame, ChatSay,
-                                  ChatHistoryAsk)
+                                  ChatHistoryAsk, VisibilityFrame, ResignFrame)
 
 MAX_TOKEN = 200
 MAX_ACTION = 64
@@ -146,6 +161,7 @@ class Sync(_Out, tag="sync"):
     lang: str
     clock: dict[str, Any] | None
     handover_at: list[float | None]
+    forfeits: list[dict[str, Any]]
 
 
 class Update(_Out, tag="update"):
@@ -181,6 +197,7 @@ class ClockFrame(_Out, tag="clock"):
     clock: dict[str, Any] | None
     kinds: list[str]
     handover_at: list[float | None]
+    forfeits: list[dict[str, Any]]
     seats: list[int] | msgspec.UnsetType = msgspec.UNSET
 
 
@@ -277,8 +294,10 @@ __all__ = [
     "PreviewAsk",
     "PreviewFrame",
     "RematchFrame",
+    "ResignFrame",
     "Sync",
     "Update",
+    "VisibilityFrame",
     "decode",
     "encode",
     "error_frame",

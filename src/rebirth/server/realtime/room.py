@@ -41,6 +41,9 @@ class Conn:
     """The seats it may act for (a seat link: its seat; a table: the table's human seats)."""
     last: int = -1
     """The last version sent."""
+    visible: bool = False
+    """The page said it is open and visible (a ``visibility`` frame; issue 25 item 6). A
+    client that never says is not counted as looking."""
     send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     closed: bool = False
 
@@ -92,6 +95,8 @@ class Snapshot(Protocol):
     def kinds(self) -> list[str]: ...
     @property
     def lang(self) -> str: ...
+    @property
+    def forfeits(self) -> list[dict[str, Any]]: ...
 
 
 class Seen:
@@ -131,6 +136,14 @@ class Room:
                     out[s] = True
         return out
 
+    def local_visible(self) -> list[int]:
+        """The seats with a page here that said it is visible (a table: its seats)."""
+        out: set[int] = set()
+        for c in self.conns:
+            if c.visible and c.role in ("seat", "table"):
+                out.update(c.controls)
+        return sorted(out)
+
     @staticmethod
     def sync(game: Snapshot, c: Conn, since: int, seen: Seen) -> Sync:
         """The ``sync`` for ``c`` (its seat's whole view and the steps after ``since``); the
@@ -143,7 +156,7 @@ class Room:
             seats = [c.seat] if c.role == "seat" and c.seat is not None else []
         view, events = protocol.seat_part(m, c.seat, since)
         return Sync(game.id, c.seat, seats, c.role, m.version, view, events, m.names, game.kinds,
-                    seen.online, game.lang, seen.clock, seen.handover_at)
+                    seen.online, game.lang, seen.clock, seen.handover_at, game.forfeits)
 
     async def deliver(self, game: Snapshot, seen: Seen) -> None:
         """Every connection gets the versions after the last it was sent, as its seat may see
@@ -177,12 +190,13 @@ class Room:
 
     async def clock(self, game: Snapshot, seen: Seen) -> None:
         """The clock (and the seats' kinds) to every connection; a table's with its seats."""
-        frame = ClockFrame(seen.clock, game.kinds, seen.handover_at)
+        frame = ClockFrame(seen.clock, game.kinds, seen.handover_at, game.forfeits)
         text = protocol.encode(frame)
         for c in list(self.conns):
             if c.role == "table":
                 # A hot-seat device acts for the seats back in human hands again.
-                ok = await c.send(ClockFrame(seen.clock, game.kinds, seen.handover_at, list(c.controls)))
+                ok = await c.send(ClockFrame(seen.clock, game.kinds, seen.handover_at, game.forfeits,
+                                             list(c.controls)))
             elif c.role is not None:
                 ok = await c.send_text(text)
             else:
