@@ -17,10 +17,11 @@ from starlette.requests import ClientDisconnect
 
 from rebirth.engine.formats import field_fault
 from rebirth.engine.messages import text
-from rebirth.server.api import analysis, calc, data, health, lobby, openapi, play, rematch
+from rebirth.server.api import analysis, calc, data, health, lobby, openapi, play, pwa, rematch
 from rebirth.server.api import clocks as clockapi
 from rebirth.server.api import notify as notify_api
 from rebirth.server.api import pages as static
+from rebirth.server.api import push as push_api
 from rebirth.server.api import tables as table
 from rebirth.server.errors import ApiError, error_response, texts
 from rebirth.server.metrics import Metrics
@@ -205,6 +206,8 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     app.include_router(lobby.router)
     app.include_router(clockapi.router)
     app.include_router(notify_api.router)
+    app.include_router(push_api.router)
+    app.include_router(pwa.router)
     app.include_router(data.router)
     app.include_router(play.router)
     app.include_router(calc.router)

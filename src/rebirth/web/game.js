@@ -4,6 +4,8 @@ import { SEAT_LETTERS, api, chosenLang, fillLangMenu, h, isLang, loadCatalogs, l
 import { announce, cardOf, endScreen, errorText, presenceMark, publicMission, rememberGame, structureOwners, turnStatus } from "./kit.js";
 import { GameSocket } from "./net.js";
 import { notifyPanel, turnSignal } from "./notify.js";
+import { pushPanel } from "./push.js";
+import "./app.js";
 import { fitAtEnd, frameTurn, labelsToggle, scoreStrip } from "./phone.js";
 import { pageToken } from "./seat.js";
 import { Chat } from "./chat.js";
@@ -593,6 +595,7 @@ function renderNotify() {
   turnSignal({ mine, lang: S.lang, game: S.gameId, seat: S.role === "seat" ? S.seat : null });
   $("notify-sec").hidden = S.role !== "seat";
   if (S.role === "seat") notifyPanel($("notify"), { game: S.gameId, seat: S.seat, token, lang: S.lang });
+  if (S.role === "seat") pushPanel($("push"), { game: S.gameId, seat: S.seat, token, lang: S.lang });
 }
 
 // ------------------------------------------------------------------ replay

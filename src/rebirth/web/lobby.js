@@ -4,6 +4,7 @@ import { api, fillLangMenu, h, loadCatalogs, loadLanguages, pickLang, setLang, t
 import { forgetGame, myGames, rememberGame } from "./kit.js";
 import { claimInvite, claimsOf, seatPath } from "./seat.js";
 import { clockMenu, clockOf, fmt } from "./clock.js";
+import "./app.js";
 
 let lang = "en"; // chosen in main(), once the served languages are known
 let variants = [];

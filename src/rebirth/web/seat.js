@@ -51,7 +51,8 @@ export async function pageToken(game) {
   if (invite) {
     entry = mine.find((e) => e.invite === invite) || await claimInvite(game, invite);
   } else {
-    const slot = params.get("s");
+    // A push notification opens /game/<id>?seat=<n> (no secret): the seat this browser holds.
+    const slot = params.get("s") ?? new URLSearchParams(location.search).get("seat");
     entry = slot === null ? mine[0] || null : mine.find((e) => e.slot === slot) || null;
   }
   if (!entry) return null;

@@ -15,6 +15,7 @@ from starlette.requests import HTTPConnection
 from rebirth.server.api import answers as a
 from rebirth.server.api.deps import RegistryDep, SettingsDep
 from rebirth.server.api.lobby import GameHub, GameToken
+from rebirth.server.api.push import has_push, set_push
 from rebirth.server.errors import ApiError
 from rebirth.server.notifications.notifier import Notifier, NotifySpec, checked, seat_link, subscribe
 from rebirth.server.operations.addresses import base_url
@@ -49,7 +50,7 @@ async def get_channels(hub: GameHub, tok: GameToken, notifier: NotifierDep) -> d
     seat = _seat_of(tok)
     sub = await asyncio.to_thread(notifier.outbox.sub, hub.id, seat)
     return {"seat": seat, "webhook": sub.webhook if sub else None, "email": sub.email if sub else None,
-            "email_available": "email" in notifier.channels()}
+            "email_available": "email" in notifier.channels(), "push": await has_push(notifier, hub.id, seat)}
 
 
 @router.put("/games/{game_id}/notify", response_model=a.Channels)
@@ -59,8 +60,12 @@ async def set_channels(body: NotifySpec, hub: GameHub, tok: GameToken, notifier:
     seat = _seat_of(tok)
     hook, mail = await checked(body, settings)
     link = seat_link(base_url(settings, request), hub.id, str(seat))
+    # Web push first (absent: kept), so the seat's row stays and its current turn is enqueued
+    # on the push channel too (api/push.py).
+    await set_push(notifier, hub.id, seat, body, settings)
     await subscribe(notifier, hub, seat, hook, mail, link)
-    return {"seat": seat, "webhook": hook, "email": mail, "email_available": "email" in notifier.channels()}
+    return {"seat": seat, "webhook": hook, "email": mail, "email_available": "email" in notifier.channels(),
+            "push": await has_push(notifier, hub.id, seat)}
 
 
 class MyGames(BaseModel):
