@@ -163,6 +163,14 @@ def payload(job: Job, row: GameRow, board: dict[str, str], sender: str = "") -> 
             "tag": f"rebirth-{job.game}"}
 
 
+async def mark(notifier: Notifier, job: Job, done: str, error: str | None = None) -> None:
+    """Mark a claimed row ``done`` (a failure to is logged: its lease runs out, it is tried again)."""
+    try:
+        await asyncio.to_thread(notifier.outbox.finish, job, done, error)
+    except Exception:
+        log.exception("game %s: push %d could not be marked %s", job.game, job.id, done)
+
+
 class Pusher:
     """The push channel of one worker's notifier."""
 
@@ -255,7 +263,7 @@ class Pusher:
             status = await loop.run_in_executor(notifier._pool, self._send, sub, data)
         except WebhookRefused as exc:
             log.warning("game %s seat %d: push endpoint refused, not retried: %s", job.game, job.seat, exc)
-            await notifier._finish(job, "failed", str(exc))
+            await mark(notifier, job, "failed", str(exc))
             return
         except Exception as exc:
             await notifier._failed(job, exc)
@@ -265,7 +273,7 @@ class Pusher:
             await asyncio.to_thread(pushstore.drop, self.store, job.game, job.seat, sub.endpoint)
             self.dropped += 1
             log.info("game %s seat %d: push subscription gone (%d), dropped", job.game, job.seat, status)
-            await notifier._finish(job, "dropped", f"push service answered {status}")
+            await mark(notifier, job, "dropped", f"push service answered {status}")
             return
         if not 200 <= status < 300:
             await notifier._failed(job, WebhookFailed(f"push service answered {status}"))
@@ -274,7 +282,7 @@ class Pusher:
         notifier.delivered += 1
         log.info("game %s seat %d: push (%s, version %d) delivered", job.game, job.seat, job.kind,
                  job.version)
-        await notifier._finish(job, "sent")
+        await mark(notifier, job, "sent")
 
     async def _sender(self, job: Job, row: GameRow) -> str:
         """The name of the player who wrote chat message ``job.version``."""
