@@ -55,7 +55,7 @@ async def set_push(notifier: Notifier, game: str, seat: int, body: NotifySpec, s
 
 
 @router.post("/games/{game_id}/vacation", response_model=a.GameSummary)
-async def vacation(body: VacationChange, hub: GameHub, tok: GameToken) -> dict[str, Any]:
+async def vacation(body: VacationChange, hub: GameHub, tok: GameToken, request: Request) -> dict[str, Any]:
     """A seat's player goes on vacation (``{"on": true}``) or is back (``false``): only that
     seat's own link. Turn clocks only (409 ``no_vacation``); with no vacation left, 409
     ``no_vacation_left``. Shown in the game's log (``clock.vacation``, ``clock.vacation_end``)."""
@@ -63,5 +63,9 @@ async def vacation(body: VacationChange, hub: GameHub, tok: GameToken) -> dict[s
         raise ApiError(403, "forbidden")
     with contextlib.suppress(Unchanged):  # already so: nothing to do
         await hub.move_clock(Vacation(hub.host.store, seat=tok.seat, on=body.on))
+    if not body.on:  # the deadline came nearer: the seat's reminders are judged again now
+        notifier = _notifier(request)
+        if await asyncio.to_thread(notifier.outbox.recheck, hub.id, tok.seat):
+            notifier.wake()
     async with hub.lock:
         return hub.summary()

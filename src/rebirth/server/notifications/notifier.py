@@ -233,6 +233,10 @@ class Notifier:
             self._wake.set()
         return made
 
+    def wake(self) -> None:
+        """Look at the outbox now (rows were made due by another writer)."""
+        self._wake.set()
+
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
         self._pending.add(task)
@@ -325,7 +329,7 @@ class Notifier:
                     or await self._stale(job, row):
                 await asyncio.to_thread(self.outbox.finish, job, "dropped")
                 return
-            later = await judge(self, job, time.time())
+            later = await judge(self, job)
             if later == "drop":
                 await asyncio.to_thread(self.outbox.finish, job, "dropped")
                 return

@@ -250,7 +250,7 @@ class Pusher:
             if sub is None or row is None or await self.stale(notifier, job, row):
                 await asyncio.to_thread(notifier.outbox.finish, job, "dropped")
                 return
-            later = await judge(notifier, job, time.time())
+            later = await judge(notifier, job)
             if later == "drop":
                 await asyncio.to_thread(notifier.outbox.finish, job, "dropped")
                 return

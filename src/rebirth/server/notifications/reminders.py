@@ -15,6 +15,7 @@ import asyncio
 from typing import TYPE_CHECKING, Literal
 
 from rebirth.app.clock import ClockState
+from rebirth.server.clocks.changes import now as wall_now
 from rebirth.server.persistence import clocks as clockstore
 from rebirth.server.persistence.outbox import Job
 from rebirth.server.settings import Settings
@@ -66,9 +67,11 @@ async def _clock(notifier: Notifier, game: str) -> ClockState | None:
     return None if got is None else got[0]
 
 
-async def judge(notifier: Notifier, job: Job, now: float) -> float | Literal["send", "drop"]:
-    """A due reminder against the clock as it is now: ``send``, ``drop`` (no clock runs for
-    that seat any more), or the later time it is due at (the deadline moved)."""
+async def judge(notifier: Notifier, job: Job) -> float | Literal["send", "drop"]:
+    """A due reminder against the clock as it is now (the server's wall clock, the clocks'
+    own): ``send``, ``drop`` (no clock runs for that seat any more), or the later time it is
+    due at (the deadline moved)."""
+    now = wall_now()
     s = before_s(job.kind)
     if s is None:
         return "send"

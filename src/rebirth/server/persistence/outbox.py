@@ -197,6 +197,16 @@ class Outbox:
             c.execute(update(o).where(o.c.id == job.id, o.c.claimed_by == self.worker)
                       .values(due=due, claimed_by=None, claimed_at=None))
 
+    def recheck(self, game: str, seat: int) -> int:
+        """A seat's deadline moved earlier (back from vacation): its pending reminders are due
+        now, so the dispatcher judges them again against the clock (and postpones each to its
+        time). Returns how many."""
+        o = notify_outbox
+        with self.store.tx() as c:
+            return int(c.execute(update(o).where(o.c.game == game, o.c.seat == seat, o.c.done.is_(None),
+                                                 o.c.claimed_by.is_(None), o.c.kind.like("reminder-%"))
+                                 .values(due=time.time())).rowcount)
+
     def rows(self, game: str) -> list[dict[str, object]]:
         """Every outbox row of a game (tests, diagnostics)."""
         o = notify_outbox
