@@ -201,8 +201,8 @@ def test_denied_permission_says_how_to_allow(app_server: LiveServer, new_context
     ctx: BrowserContext = new_context(viewport=PHONE)
     page, _ = _seat_page(app_server, ctx, "en")
     # Chromium answers a headless permission question with "denied" unless it was granted.
-    page.evaluate("Notification.requestPermission = async () => 'denied';"
-                  "Object.defineProperty(Notification, 'permission', { get: () => 'denied' });")
+    page.evaluate("() => { Notification.requestPermission = async () => 'denied';"
+                  " Object.defineProperty(Notification, 'permission', { get: () => 'denied' }); }")
     page.locator("#push-enable").click()
     page.wait_for_selector("#push-denied")
     assert page.locator("#push-enable").is_disabled()

@@ -76,6 +76,7 @@ export async function pushPanel(box, { game, seat, token, lang }) {
         || await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(vapid) });
       await putPush(game, token, sub.toJSON());
       on = true;
+      msg.textContent = "";
       draw();
     } catch (e) {
       draw();
