@@ -224,3 +224,31 @@ def test_a_push_link_opens_the_seat(app_server: LiveServer, new_context: Any) ->
     while other.evaluate("window.rebirthState?.role") != "seat" and time.monotonic() < deadline:
         time.sleep(0.1)
     assert other.evaluate("[window.rebirthState.role, window.rebirthState.seat]") == ["seat", 0]
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_vacation_control_pauses_and_the_log_says_so(app_server: LiveServer, new_context: Any,
+                                                     lang: str) -> None:
+    """Issue 26 item 3 on the page: a seat of a turn-based game goes on vacation and comes back
+    with the clock box's button; both are lines in the game's log, and the seat's clock line
+    says it is on vacation."""
+    res = new_game(app_server, {"board": "scotland", "players": 2, "lang": lang,
+                                "clock": {"kind": "turn", "per_move_s": 86400},
+                                "seats": [{"kind": "human", "name": "Ailsa"},
+                                          {"kind": "human", "name": "Brodie"}]})
+    page = open_page(new_context(viewport=PHONE), res["links"]["seats"][0]["url"])
+    page.wait_for_selector("#vacation-start")
+    assert page.locator("#vacation-left").inner_text()
+    page.locator("#vacation-start").click()
+    page.wait_for_selector("#vacation-end")
+    went = {"en": "Ailsa went on vacation", "de": "Ailsa ist im Urlaub"}[lang]
+    page.wait_for_selector(f"#log li.ev-clock:has-text('{went}')")
+    away = {"en": "on vacation", "de": "im Urlaub"}[lang]
+    assert away in page.locator(".clock[data-seat='0']").inner_text()
+    page.locator("#clock-box").scroll_into_view_if_needed()
+    save_png(page, f"vacation-phone-{lang}.png")
+    page.locator("#vacation-end").click()
+    page.wait_for_selector("#vacation-start")
+    back = {"en": "Ailsa is back from vacation", "de": "Ailsa ist aus dem Urlaub zurück"}[lang]
+    page.wait_for_selector(f"#log li.ev-clock:has-text('{back}')")
+    assert page.errors == []  # type: ignore[attr-defined]
