@@ -95,15 +95,14 @@ async def service_worker(settings: SettingsDep) -> Response:
 @router.get("/offline", include_in_schema=False)
 async def offline(settings: SettingsDep) -> HTMLResponse:
     """The page the service worker shows when the server cannot be reached: the sentence in
-    every language (a data block, not a script: the CSP allows no inline script), the one shown
-    picked by web/offline.js."""
+    every language (JSON in an attribute, not a script: the CSP allows no inline script), the
+    one shown picked by web/offline.js."""
     src = web_dir(settings) / "offline.html"
     if not src.is_file():
         raise ApiError(404, "no_page", texts("server.page_missing", name="offline.html"))
     keys = ("offline.title", "offline.body", "offline.retry")
     data = {lang: {k.split(".", 1)[1]: page_text(lang, k) for k in keys} for lang in languages()}
-    # "</" cannot end the data block early: JSON escapes it.
-    block = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
+    block = html.escape(json.dumps(data, ensure_ascii=False), quote=True)
     page = src.read_text(encoding="utf-8").replace("__TEXTS__", block).replace(
         "__TITLE__", html.escape(data["en"]["title"]))
     return HTMLResponse(page, headers={"Cache-Control": "no-cache"})
