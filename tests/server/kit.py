@@ -15,6 +15,7 @@ from rebirth.server.settings import Settings, sqlite_url
 
 UNLIMITED: dict[str, Any] = {
     "rate_socket": "", "rate_socket_client": "", "rate_create": "", "rate_score": "", "rate_table": "",
+    "rate_signin": "", "rate_signin_email": "",
     "max_games_per_client": 0, "max_bot_games": 0, "max_sockets_per_game": 0}
 """No rate limit and no cap: the tests that are not about them create games and send messages
 as fast as they like (tests/server/test_limits.py lowers them)."""

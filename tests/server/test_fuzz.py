@@ -55,6 +55,39 @@ def test_fuzz_rest_bodies(tmp_path: Path) -> None:
         assert c.get(f"/api/games/{gid}").status_code == 200
 
 
+ACCOUNT_PATHS = ["/api/account/email", "/api/account/signin", "/api/account/name", "/api/account/seats",
+                 "/api/account/sessions/revoke", "/api/account/passkeys/options", "/api/account/passkeys",
+                 "/api/account/passkey/options", "/api/account/passkey/signin", "/api/account/signout"]
+"""The account routes that take a body (issue 25), fuzzed signed in and not."""
+
+
+def test_fuzz_account_bodies(tmp_path: Path) -> None:
+    from rebirth.server.accounts import store as accts
+
+    with kit.client(tmp_path, smtp_host="127.0.0.1", smtp_port=9) as c:
+        store = c.app.state.registry.store  # type: ignore[attr-defined]
+        acct = accts.account_for_email(store, "fuzz@example.org", "en")
+        sid = accts.new_session(store, acct.id, "fuzz")
+        g = kit.new_game(c, players=2, seats=[{"kind": "human"}, {"kind": "normal"}])
+        paths = [*ACCOUNT_PATHS, f"/api/account/games/{g['game']}/seats/0/token"]
+
+        @FUZZ
+        @given(body=MESSAGES, path=st.sampled_from(paths), signed=st.booleans())
+        def check(body: str, path: str, signed: bool) -> None:
+            c.cookies.clear()
+            if signed:
+                c.cookies.set("rebirth_session", sid)
+            headers = {"content-type": "application/json"}
+            r = c.post(path, content=body.encode("utf-8", "surrogatepass"), headers=headers)
+            assert r.status_code < 500 or r.json()["error"]["code"] == "mail_off", (path, body, r.text)
+            if r.status_code >= 400:
+                assert r.json()["error"]["code"]
+
+        check()
+        c.cookies.set("rebirth_session", sid)
+        assert c.get("/api/account").status_code in (200, 401)  # signout may have ended it
+
+
 PUSH_BODIES = st.one_of(
     MESSAGES,
     st.builds(lambda e, k, extra: json.dumps({"push": {"endpoint": e, "keys": k, **extra}}),

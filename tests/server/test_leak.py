@@ -187,3 +187,78 @@ def test_no_frame_or_body_holds_another_seats_secrets(tmp_path: Path, board: str
     assert own0 <= hidden_card_ids(m, 1) and all(cid in "\n".join(frames[0]) for cid in own0)
     assert own0 or m.game.board.is_ireland  # Scotland deals secret missions at the start
     assert any("CANARY" in t for ts in frames.values() for t in ts)
+
+
+def test_an_account_sees_only_its_own_seats_private_views(tmp_path: Path) -> None:
+    """Issue 25: the leak canaries over account sessions — two accounts, each on its seat by the
+    session cookie alone (a tokenless ``hello``) and through the device-token route; neither
+    frame nor body of one holds the other's hidden cards, a token or the seed."""
+    from rebirth.server.accounts import store as accts
+
+    frames: dict[int | None, list[str]] = {}
+    hidden: dict[int | None, set[str]] = {}
+
+    def snapshot(m: Match) -> None:
+        for cat in (0, 1):
+            now = hidden_card_ids(m, cat)
+            hidden[cat] = now if cat not in hidden else hidden[cat] & now
+
+    with kit.client(tmp_path, game_factory=canary_factory, seed_factory=lambda: SEED_CANARY) as c:
+        store = c.app.state.registry.store  # type: ignore[attr-defined]
+        ids = [accts.account_for_email(store, f"p{i}@example.org", "en").id for i in (0, 1)]
+        sids = [accts.new_session(store, a, "test") for a in ids]
+        cookie = [{"cookie": f"rebirth_session={s}"} for s in sids]
+        g = kit.new_game(c, board="scotland", players=3,
+                         seats=[{"kind": "human"}, {"kind": "human"}, {"kind": "easy"}])
+        gid = g["game"]
+        claimed = kit.seat_tokens(c, g, 2)
+        for i in (0, 1):
+            r = c.post("/api/account/seats", json={"tokens": [claimed[i]]}, headers=cookie[i])
+            assert r.json()["seats"] == [{"game": gid, "seat": i}]
+        # Each account's device token for its own seat; the other's seat is refused.
+        dev = []
+        for i in (0, 1):
+            r = c.post(f"/api/account/games/{gid}/seats/{i}/token", headers=cookie[i])
+            frames.setdefault(i, []).append(r.text)
+            dev.append(r.json()["token"])
+            r = c.post(f"/api/account/games/{gid}/seats/{1 - i}/token", headers=cookie[i])
+            assert r.status_code == 403
+            frames.setdefault(i, []).append(r.text)
+        hub: Hub = c.app.state.registry.hubs[gid]  # type: ignore[attr-defined]
+        with c.websocket_connect(f"/ws/games/{gid}", headers=cookie[0]) as w0, \
+                c.websocket_connect(f"/ws/games/{gid}", headers=cookie[1]) as w1:
+            o0, o1 = Observer(w0, frames, 0), Observer(w1, frames, 1)
+            s0 = o0.send({"type": "hello", "since": -1})
+            s1 = o1.send({"type": "hello", "since": -1})
+            assert (s0["role"], s0["seat"], s1["role"], s1["seat"]) == ("seat", 0, "seat", 1)
+            version = _quiet(hub, -1)
+            snapshot(hub.match)
+            turns = 0
+            while turns < 8 and not hub.match.state.is_terminal():
+                for o in (o0, o1):
+                    o.drain(version)
+                p = hub.match.state.current_player
+                o = (o0, o1)[p]
+                assert o.view is not None
+                o.send({"type": "preview", "action": o.view["legal_actions"][0]})
+                o.ws.send_json({"type": "act", "action": o.view["legal_actions"][0], "version": version})
+                version = _quiet(hub, version)
+                snapshot(hub.match)
+                turns += 1
+            for o in (o0, o1):
+                o.drain(version)
+            for i in (0, 1):
+                r = c.get("/api/account", headers=cookie[i])
+                assert [(x["game"], x["seat"]) for x in r.json()["games"]] == [(gid, i)]
+                frames[i].append(r.text)
+    assert turns >= 6
+    for cat in (0, 1):
+        blob = "\n".join(frames[cat])
+        other = 1 - cat
+        for tok in (claimed[other], dev[other], *sids):
+            assert tok not in blob, f"a secret reached {cat}"
+        for s in SEED_TEXTS:
+            assert s not in blob, f"the seed reached {cat}"
+        for cid in hidden[cat]:
+            assert cid not in blob, f"{cat} received hidden card {cid}"
+    assert hidden[0] and hidden[1]

@@ -293,6 +293,12 @@ class Match:
             after.bots[seat] = bot
         return after
 
+    def with_name(self, seat: int, name: str) -> Match:
+        """A copy whose ``seat`` is called ``name`` (an open seat taken by a player)."""
+        after = self.copy()
+        after.seats[seat] = Seat(name, after.seats[seat].kind)
+        return after
+
     def step_bot(self) -> list[Event]:
         """Let the bot to move act once."""
         p = self.state.current_player

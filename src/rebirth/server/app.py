@@ -17,7 +17,20 @@ from starlette.requests import ClientDisconnect
 
 from rebirth.engine.formats import field_fault
 from rebirth.engine.messages import text
-from rebirth.server.api import analysis, calc, data, health, lobby, openapi, play, pwa, rematch
+from rebirth.server.accounts.signin import SigninMailer
+from rebirth.server.api import (
+    account,
+    analysis,
+    calc,
+    data,
+    health,
+    lobby,
+    open_games,
+    openapi,
+    play,
+    pwa,
+    rematch,
+)
 from rebirth.server.api import clocks as clockapi
 from rebirth.server.api import notify as notify_api
 from rebirth.server.api import pages as static
@@ -87,6 +100,8 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
         app.state.notifier = notifier = notify.Notifier(store, settings, registry)
         notify.attach(registry, notifier)
         notifier.start()
+        # Sign-in links (server/accounts/signin.py): made and mailed off the request path.
+        app.state.signin_mailer = mailer = SigninMailer(store, settings)
         # The table companion: the same authority-and-registry pattern, on the same store.
         app.state.tables = TableRegistry(store)
         if settings.redis_url:
@@ -105,6 +120,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
             await lifecycle.drain(settings.shutdown_grace)
             await registry.close()
             await notifier.close()
+            await mailer.close()
             await store.aclose()
             store.close()
 
@@ -204,6 +220,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     # (WebSocket), the score calculator, the table companion, the analysis, then the pages.
     app.include_router(health.router)
     app.include_router(lobby.router)
+    app.include_router(open_games.router)
     app.include_router(clockapi.router)
     app.include_router(notify_api.router)
     app.include_router(push_api.router)
@@ -214,6 +231,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     app.include_router(table.router)
     app.include_router(analysis.router)
     app.include_router(rematch.router)
+    app.include_router(account.router)
     app.include_router(static.router)
     app.mount("/static", static.static_files(settings), name="static")
     return app

@@ -112,6 +112,10 @@ class Settings(BaseSettings):
     """Score requests (``POST /api/score``) per client address."""
     rate_table: str = "10/second;600/minute"
     """Table-companion requests (``/api/tables...``) per client address."""
+    rate_signin: str = "10/hour;30/day"
+    """Sign-in links asked for (``POST /api/account/email``) per client address."""
+    rate_signin_email: str = "3/hour"
+    """Sign-in links sent to one e-mail address (whoever asks for them)."""
     max_games_per_client: int = Field(default=20, ge=0)
     """Unfinished games one client address may have created (0: no cap)."""
     max_bot_games: int = Field(default=10, ge=0)

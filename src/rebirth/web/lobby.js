@@ -4,9 +4,11 @@ import { api, fillLangMenu, h, loadCatalogs, loadLanguages, pickLang, setLang, t
 import { forgetGame, myGames, rememberGame } from "./kit.js";
 import { claimInvite, claimsOf, seatPath } from "./seat.js";
 import { clockMenu, clockOf, fmt } from "./clock.js";
+import { currentAccount } from "./account-kit.js";
 import "./app.js";
 
 let lang = "en"; // chosen in main(), once the served languages are known
+let account = null; // the signed-in account (GET /api/account), or null: a guest
 let variants = [];
 let kinds = ["human"]; // the seat kinds the server offers (GET /api/variants)
 const DEFAULT_NAMES = ["Ailsa", "Brodie", "Catriona", "Duncan"];
@@ -159,6 +161,12 @@ async function create(ev) {
   const n = Number(f.get("players"));
   const seats = [];
   for (let i = 0; i < n; i++) seats.push({ kind: f.get(`kind${i}`), name: (f.get(`name${i}`) || "").trim() || null });
+  const hotseat = f.get("hotseat") === "on";
+  if (account && !hotseat && f.get("playme") === "on") {
+    // Signed in: the creator's own seat is the account's (every device of it opens the seat).
+    const first = seats.find((s) => s.kind === "human");
+    if (first) { first.account = "me"; if (first.name === DEFAULT_NAMES[seats.indexOf(first)]) first.name = null; }
+  }
   const body = { board: f.get("board"), players: n, seats, variants: f.getAll("variant"), lang,
     hotseat: f.get("hotseat") === "on", chat_in_record: f.get("chat_in_record") === "on",
     clock: clockOf(f.get("clock")) };
@@ -169,6 +177,17 @@ async function create(ev) {
     await showLinks(res, body.board, f.get("playme") === "on");
   } catch (e) {
     err.textContent = t(lang, "lobby.error", { why: e.data?.error?.message?.[lang] || e.message });
+  }
+}
+
+/** The header's account link: the signed-in name (the account page), else "Sign in". */
+async function showAccount() {
+  account = await currentAccount();
+  const a = document.getElementById("account-link");
+  if (account) {
+    a.removeAttribute("data-t");
+    a.textContent = account.name;
+    a.href = "/account";
   }
 }
 
@@ -195,6 +214,7 @@ async function init() {
   document.getElementById("new").addEventListener("submit", create);
   seatRows(); variantRows(); showMine();
   clockMenu(document.getElementById("clock"), lang);
+  await showAccount();
   document.body.dataset.ready = "1";
 }
 

@@ -4,6 +4,7 @@
 // shows `#s=SEAT` (no secret), and later visits use the stored token. A spectator or admin link
 // carries its token (`#t=`) as before.
 import { api } from "./common.js";
+import { attachSeats, signinPath } from "./account-kit.js";
 
 const PREFIX = "rebirth.seat.";
 
@@ -32,6 +33,35 @@ export async function claimInvite(game, invite) {
   const entry = { token: res.token, invite, role: res.role, seat: res.seat };
   const slot = slotOf(res.role, res.seat);
   localStorage.setItem(`${PREFIX}${game}.${slot}`, JSON.stringify(entry));
+  if (res.role === "seat") attachSeats([res.token]); // signed in: the seat is the account's too
+  return { ...entry, slot };
+}
+
+/** A seat of the signed-in account on this device (`/game/<id>?seat=N`, no secret in the
+ * link): the server makes this device a token of its own, kept like a claim. Not signed in:
+ * the sign-in page, then back here. Another's seat: null (the page says it has no token). */
+async function accountSeat(game, seat) {
+  let res;
+  try {
+    res = await api(`/api/account/games/${encodeURIComponent(game)}/seats/${seat}/token`, { method: "POST" });
+  } catch (e) {
+    if (e?.data?.error?.code === "signin_required") {
+      location.replace(signinPath(`/game/${encodeURIComponent(game)}?seat=${seat}`));
+      return new Promise(() => {}); // the page is leaving
+    }
+    return null;
+  }
+  const entry = { token: res.token, role: "seat", seat: res.seat, account: true };
+  localStorage.setItem(`${PREFIX}${game}.${res.seat}`, JSON.stringify(entry));
+  return { ...entry, slot: String(res.seat) };
+}
+
+/** Keep a seat's token that the server gave this browser (an open seat taken, a paired
+ * game's seat): the page then opens it from local storage, as a claimed invitation. */
+export function keepSeat(game, seat, token) {
+  const entry = { token, invite: null, role: "seat", seat };
+  const slot = slotOf("seat", seat);
+  localStorage.setItem(`${PREFIX}${game}.${slot}`, JSON.stringify(entry));
   return { ...entry, slot };
 }
 
@@ -51,9 +81,12 @@ export async function pageToken(game) {
   if (invite) {
     entry = mine.find((e) => e.invite === invite) || await claimInvite(game, invite);
   } else {
-    // A push notification opens /game/<id>?seat=<n> (no secret): the seat this browser holds.
-    const slot = params.get("s") ?? new URLSearchParams(location.search).get("seat");
+    // ?seat=<n>: a push notification's (or an account's) link, no secret: the seat this browser holds.
+    const asked = new URLSearchParams(location.search).get("seat");
+    const slot = params.get("s") ?? (asked !== null && /^\d+$/.test(asked) ? asked : null);
     entry = slot === null ? mine[0] || null : mine.find((e) => e.slot === slot) || null;
+    // A seat of the account (a notification's or "My games"' link): this device gets its token.
+    if (!entry && asked !== null && slot === asked) entry = await accountSeat(game, Number(asked));
   }
   if (!entry) return null;
   history.replaceState(null, "", seatPath(game, entry.slot));

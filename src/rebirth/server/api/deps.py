@@ -1,5 +1,6 @@
-"""Shared FastAPI dependencies (``Annotated`` aliases): the registries, the settings and the
-bearer token of the REST endpoints that need a secret link."""
+"""Shared FastAPI dependencies (``Annotated`` aliases): the registries, the settings, the
+bearer token of the REST endpoints that need a secret link, and the signed-in account
+(``MaybeAccount``, ``CurrentAccount``: the ``rebirth_session`` cookie, server/accounts)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from typing import Annotated
 from fastapi import Depends, Header
 from starlette.requests import HTTPConnection
 
-from rebirth.server.errors import ApiError
+from rebirth.server.accounts.auth import account_of
+from rebirth.server.accounts.store import Account
+from rebirth.server.errors import ApiError, texts
 from rebirth.server.play.registry import Registry
 from rebirth.server.settings import Settings
 from rebirth.server.tables.authority import TableRegistry
@@ -42,7 +45,25 @@ def bearer_token(authorization: Annotated[str | None, Header()] = None) -> str:
     return authorization[len("Bearer "):].strip()
 
 
+async def maybe_account(conn: HTTPConnection) -> Account | None:
+    """The account of the session cookie, or None (no cookie, or a revoked/expired session)."""
+    reg: Registry = conn.app.state.registry
+    return await account_of(conn, reg.store, get_settings(conn))
+
+
+async def current_account(conn: HTTPConnection) -> Account:
+    """The signed-in account; 401 ``signin_required`` without a live session."""
+    acct = await maybe_account(conn)
+    if acct is None:
+        raise ApiError(401, "signin_required", texts("server.signin_required"))
+    return acct
+
+
 RegistryDep = Annotated[Registry, Depends(get_registry)]
 TablesDep = Annotated[TableRegistry, Depends(get_tables)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 BearerToken = Annotated[str, Depends(bearer_token)]
+MaybeAccount = Annotated[Account | None, Depends(maybe_account)]
+"""The signed-in account or None; a cookie sent with a change from a foreign Origin: 403."""
+CurrentAccount = Annotated[Account, Depends(current_account)]
+"""The signed-in account (401 ``signin_required`` otherwise)."""

@@ -4,11 +4,13 @@ handing a leaver's seat to a bot (docs/protocol.md). Maps, catalogs and variants
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import Connection
 from sqlalchemy.exc import SQLAlchemyError
 
 from rebirth.app.match import HUMAN
@@ -16,8 +18,9 @@ from rebirth.bots.base import BotError
 from rebirth.engine.board import MapError
 from rebirth.engine.game import SetupError
 from rebirth.engine.messages import UserError
+from rebirth.server.accounts import store as accts
 from rebirth.server.api import answers as a
-from rebirth.server.api.deps import BearerToken, RegistryDep, SettingsDep
+from rebirth.server.api.deps import BearerToken, MaybeAccount, RegistryDep, SettingsDep
 from rebirth.server.clocks.changes import ClockBody, spec_of
 from rebirth.server.errors import ApiError, known_lang, texts
 from rebirth.server.notifications.notifier import NotifySpec, checked, forget, seat_link, subscribe
@@ -26,6 +29,7 @@ from rebirth.server.operations.caps import Caps
 from rebirth.server.operations.throttle import client_address
 from rebirth.server.pages.data import require_board
 from rebirth.server.persistence import chat as chat_store
+from rebirth.server.persistence import open_games as og
 from rebirth.server.persistence.store import TokenRow
 from rebirth.server.play import invites
 from rebirth.server.play.invites import invite_link
@@ -38,10 +42,13 @@ class SeatSpec(BaseModel):
     """One seat of a new game."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-    kind: Literal["human", "easy", "normal", "hard", "expert"] = "human"
+    kind: Literal["human", "open", "easy", "normal", "hard", "expert"] = "human"
+    """``open``: a human seat any signed-in player may take (``POST /api/games/{id}/join``)."""
     name: str | None = Field(default=None, max_length=40)
     notify: NotifySpec | None = None
     """How a human seat's player is told it is their turn (server/notifications/notifier.py)."""
+    account: Literal["me"] | None = None
+    """``"me"``: the seat is the signed-in creator's own (server/accounts; needs the session)."""
 
 
 class NewGame(BaseModel):
@@ -59,6 +66,11 @@ class NewGame(BaseModel):
     """The creator's choice: the record export carries the game's chat (server/social/social.py)."""
     clock: Annotated[ClockBody, Field(discriminator="kind")] | None = None
     """None: no clock (server/clocks/changes.py)."""
+    rated: bool = False
+    """The signed-in creator asks for a rated game (stored in ``game_meta``; the ratings rate it)."""
+    listed: bool = True
+    """A game with open seats is listed in the lobby (``GET /api/open-games``); false: only
+    players who were sent its address can take them."""
 
 
 def _link(base: str, game: str, token: str) -> str:
@@ -93,23 +105,41 @@ GameToken = Annotated[TokenRow, Depends(game_token)]
 
 @router.post("/games", status_code=201, response_model=a.GameCreated)
 async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDep,
-                      request: Request) -> dict[str, Any]:
+                      request: Request, account: MaybeAccount) -> dict[str, Any]:
     """Deal a new game; the answer holds the seats' invitations (no seat's token), the
-    spectator and the admin link, once."""
+    spectator and the admin link, once. Signed in, a seat ``"account": "me"`` is the
+    creator's own and ``rated`` is recorded."""
     known_lang(body.lang)
     require_board(body.board)
     clock = spec_of(body.clock, settings.min_clock_s)
     specs = list(body.seats) or [SeatSpec(kind="human")] + [SeatSpec(kind="normal")] * (body.players - 1)
     if len(specs) != body.players:
         raise ApiError(400, "bad_seats", texts("server.bad_seats", players=body.players, n=len(specs)))
-    kinds: list[str] = [s.kind for s in specs]
+    mine = [i for i, s in enumerate(specs) if s.account == "me"]
+    opened = frozenset(i for i, s in enumerate(specs) if s.kind == "open")
+    if (mine or body.rated or opened) and account is None:
+        raise ApiError(401, "signin_required", texts("server.signin_required"))
+    if len(mine) > 1 or any(specs[i].kind != HUMAN for i in mine) or (mine and body.hotseat):
+        raise ApiError(400, "bad_seats", texts("server.account_seat"), {"field": "seats"})
+    if opened and body.hotseat:
+        raise ApiError(400, "bad_seats", texts("server.open_hotseat"), {"field": "seats"})
+    if any(specs[i].notify is not None for i in opened):
+        raise ApiError(400, "bad_notify", texts("server.notify_open"), {"field": "notify"})
+    kinds: list[str] = [HUMAN if s.kind == "open" else s.kind for s in specs]
     # Checked before anything is made: a bad address creates no game.
     channels = {i: await checked(s.notify, settings) for i, s in enumerate(specs)}
     if any(any(channels[i]) and k != HUMAN for i, k in enumerate(kinds)):
         raise ApiError(400, "bad_notify", texts("server.notify_bot"), {"field": "notify"})
     names = [(s.name or "").strip()
-             or (f"Player {i + 1}" if s.kind == HUMAN else f"{s.kind.capitalize()} {i + 1}")
+             or (account.name if account is not None and i in mine else "")
+             or (f"Player {i + 1}" if s.kind == HUMAN else
+                 f"Open seat {i + 1}" if s.kind == "open" else f"{s.kind.capitalize()} {i + 1}")
              for i, s in enumerate(specs)]
+    also = None
+    if opened and account is not None:
+        also = partial(_open_seats, seats_open=sorted(opened), creator=account.id, board=body.board,
+                       players=body.players, rated=body.rated, clock=None if body.clock is None else
+                       body.clock.model_dump(), listed=body.listed)
     caps: Caps = request.app.state.caps
     client = client_address(request.scope, settings)
     try:
@@ -117,9 +147,11 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
         async with caps.create_lock:
             await asyncio.to_thread(caps.check_create, client, kinds)
             hub, toks = await registry.create(body.board, kinds, names, list(body.variants), body.lang,
-                                              body.hotseat, clock)
+                                              body.hotseat, clock, opened, also)
             await asyncio.to_thread(caps.created, hub.id, client)
         await asyncio.to_thread(chat_store.set_in_record, registry.store, hub.id, body.chat_in_record)
+        if account is not None:
+            await asyncio.to_thread(_account_game, registry.store, hub.id, account.id, mine, body.rated)
     except (SetupError, MapError, BotError, ValueError) as exc:
         # Every refusal of the engine and the bots is a UserError; anything else (a bug)
         # gets the fixed sentence, never the exception's English text.
@@ -149,6 +181,18 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
             "admin": _link(base, gid, toks["admin"]),
         },
     }
+
+
+def _account_game(store: Any, game: str, account: str, mine: list[int], rated: bool) -> None:
+    """A signed-in creator's game: who made it, whether it is rated, the creator's own seat."""
+    with store.tx() as c:
+        accts.set_game_meta(c, game, account, rated)
+        for seat in mine:
+            accts.own_seat(c, game, seat, account)
+
+
+def _open_seats(c: Connection, game: str, **kw: Any) -> None:
+    og.open_game(c, game, **kw)
 
 
 @router.get("/games/{game_id}", response_model=a.GameSummary)

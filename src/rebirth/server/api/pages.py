@@ -1,4 +1,5 @@
-"""The page: ``/`` (lobby), ``/game/{id}`` (the game page) and ``/static/...`` from ``rebirth/web``."""
+"""The page: ``/`` (lobby), ``/game/{id}`` (the game page), ``/signin`` and ``/account``, and
+``/static/...`` from ``rebirth/web``."""
 
 from __future__ import annotations
 
@@ -43,6 +44,18 @@ async def index(settings: SettingsDep) -> FileResponse:
 async def game_page(game_id: str, settings: SettingsDep) -> FileResponse:
     """The game page (the token is in the link's fragment, never sent here)."""
     return page(settings, "game.html")
+
+
+@router.get("/signin", include_in_schema=False)
+async def signin_page(settings: SettingsDep) -> FileResponse:
+    """The sign-in page (the e-mailed link's code is in the fragment, never sent here)."""
+    return page(settings, "signin.html")
+
+
+@router.get("/account", include_in_schema=False)
+async def account_page(settings: SettingsDep) -> FileResponse:
+    """The account page (its data: ``GET /api/account`` with the session cookie)."""
+    return page(settings, "account.html")
 
 
 def static_files(settings: Settings) -> StaticFiles:

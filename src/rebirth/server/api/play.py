@@ -17,11 +17,13 @@ from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
 from rebirth.engine.actions import ActionError
+from rebirth.server.accounts.auth import account_of
+from rebirth.server.accounts.store import seat_in
 from rebirth.server.api.deps import RegistryDep, SettingsDep
 from rebirth.server.errors import texts
 from rebirth.server.operations.caps import Caps
 from rebirth.server.operations.throttle import Throttle, client_address
-from rebirth.server.persistence.store import hash_token
+from rebirth.server.persistence.store import TokenRow, hash_token
 from rebirth.server.play.registry import Registry
 from rebirth.server.play.session import ServerError, Session, action_code
 from rebirth.server.realtime import protocol as p
@@ -114,10 +116,34 @@ def _version(session: Session | None) -> int | None:
     return None if session is None else session.committed
 
 
+async def _grant(conn: Conn, session: Session, hello: p.HelloFrame,
+                 registry: Registry) -> tuple[TokenRow | None, str | None, str | None]:
+    """What a hello is: ``(grant, token hash, refusal code)``. With a token, what the token
+    grants; without one, the session cookie's account: its seat in the game, or a spectator
+    (no token hash: nothing to revoke but the session, checked at every hello). A revoked or
+    missing session: ``signin_required``."""
+    if hello.token:
+        tok = await asyncio.to_thread(registry.store.token, hello.token)
+        if tok is None or tok.game != session.id:
+            return None, None, "bad_token"
+        if tok.revoked:
+            return tok, None, "revoked"
+        return tok, hash_token(hello.token), None
+    account = await account_of(conn.ws, registry.store, registry.settings)
+    if account is None:
+        return None, None, "signin_required"
+    seat = await asyncio.to_thread(seat_in, registry.store, account.id, session.id)
+    if seat is None:
+        return TokenRow(session.id, "spectator", None, False), None, None
+    return TokenRow(session.id, "seat", seat, False), None, None
+
+
 async def _place(conn: Conn, session: Session, hello: p.HelloFrame, registry: Registry, caps: Caps) -> bool:
     """The first hello: the socket takes a place for its role (spectators only outside the
     seats' reserved room) and joins; False when it was refused and closed."""
-    tok = await asyncio.to_thread(registry.store.token, hello.token)
+    tok, _h, refused = await _grant(conn, session, hello, registry)
+    if refused is not None:
+        tok = None
     if tok is not None and tok.game == session.id and not tok.revoked \
             and not caps.place(session.id, tok.role, session.game.players):
         registry.metrics.rate_limited.labels("sockets").inc()
@@ -126,14 +152,15 @@ async def _place(conn: Conn, session: Session, hello: p.HelloFrame, registry: Re
                                     texts("server.too_many_sockets", n=cap), {"cap": cap}))
         await conn.ws.close(code=1013)  # "try again later"
         return False
-    await _handle(conn, session, hello, registry)
+    await _handle(conn, session, hello, registry, (tok, _h, refused))
     if conn.role is None and tok is not None and tok.game == session.id and not tok.revoked:
         caps.detach(session.id, tok.role)  # placed, but the join did not happen
         caps.attach(session.id)
     return True
 
 
-async def _handle(conn: Conn, session: Session | None, frame: p.Inbound, registry: Registry) -> None:
+async def _handle(conn: Conn, session: Session | None, frame: p.Inbound, registry: Registry,
+                  granted: tuple[TokenRow | None, str | None, str | None] | None = None) -> None:
     if isinstance(frame, p.PingFrame):
         await conn.send(p.Pong())
         return
@@ -141,14 +168,12 @@ async def _handle(conn: Conn, session: Session | None, frame: p.Inbound, registr
         await conn.send(error_frame("unknown_game", None))
         return
     if isinstance(frame, p.HelloFrame):
-        tok = await asyncio.to_thread(registry.store.token, frame.token)
-        if tok is None or tok.game != session.id:
-            await conn.send(error_frame("bad_token", session.committed))
+        tok, token_hash, refused = granted or await _grant(conn, session, frame, registry)
+        if refused is not None or tok is None:
+            text = texts("server.signin_required") if refused == "signin_required" else None
+            await conn.send(error_frame(refused or "bad_token", session.committed, text))
             return
-        if tok.revoked:
-            await conn.send(error_frame("revoked", session.committed))
-            return
-        await session.join(conn, tok, hash_token(frame.token), max(-1, frame.since))
+        await session.join(conn, tok, token_hash, max(-1, frame.since))
         # One structured line per joined socket (HTTP requests have theirs in app.py): which
         # process serves which seat of which game, behind a load balancer. Never the token.
         access.info(json.dumps({"ts": round(time.time(), 3), "event": "join", "game": session.id,

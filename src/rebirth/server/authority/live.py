@@ -49,11 +49,14 @@ class LiveGame:
         return None if self.clock is None else self.clock.frame(now)
 
     def with_match(self, match: Match) -> LiveGame:
-        """This game with another match (its row's seat kinds following the match's)."""
+        """This game with another match (its row's seat kinds and names following the match's)."""
         row = self.row
         kinds = [s.kind for s in match.seats]
         if kinds != row.kinds:
             row = replace(row, kinds=kinds)
+        names = [s.name for s in match.seats]
+        if names != row.names:  # an open seat taken
+            row = replace(row, names=names)
         # The constructor, not dataclasses.replace: this runs once per step.
         return LiveGame(match, row, self.clock, self.clock_rev)
 

@@ -38,6 +38,7 @@ HTTP_RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ("POST", re.compile(r"/api/games/?"), "create"),
     ("POST", re.compile(r"/api/score/?"), "score"),
     ("*", re.compile(r"/api/tables(/.*)?"), "table"),
+    ("POST", re.compile(r"/api/account/email/?"), "signin"),
 )
 """(method, path, rule) of the HTTP requests that are counted; the rule names a setting
 ``rate_<rule>``."""
@@ -95,7 +96,8 @@ class Throttle:
         self.metrics = metrics
         self.rules: dict[str, list[RateLimitItem]] = {
             name: parse_rate(getattr(settings, f"rate_{name}"))
-            for name in ("socket", "socket_client", "create", "score", "table")}
+            for name in ("socket", "socket_client", "create", "score", "table", "signin",
+                         "signin_email")}
         shared: Storage
         if settings.redis_url:
             # Every worker counts against the same windows; the keys carry the server's prefix.

@@ -10,8 +10,8 @@ from typing import Any
 from rebirth.app.match import HUMAN
 from rebirth.server.errors import ApiError, texts
 
-KINDS = (HUMAN, "easy", "normal", "hard", "expert")
-"""The seat kinds a new game may have."""
+KINDS = (HUMAN, "open", "easy", "normal", "hard", "expert")
+"""The seat kinds a new game may have (``open``: a human seat for any signed-in player)."""
 
 
 def data_names(folder: str) -> list[str]:

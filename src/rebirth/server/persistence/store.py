@@ -307,8 +307,8 @@ class HotSql:
             move_as=move + (" AND NOT EXISTS (SELECT 1 FROM seats WHERE seats.game = ?"
                             " AND seats.seat = ? AND seats.kind <> ?)"),
             add_step="INSERT INTO actions (game, seq, seat, text, created) VALUES (?, ?, ?, ?, ?)",
-            head=("SELECT games.version, seats.kind FROM games JOIN seats ON seats.game = games.id"
-                  " WHERE games.id = ? ORDER BY seats.seat"),
+            head=("SELECT games.version, seats.kind, seats.name FROM games"
+                  " JOIN seats ON seats.game = games.id WHERE games.id = ? ORDER BY seats.seat"),
             steps_after="SELECT seq, seat, text FROM actions WHERE game = ? AND seq > ? ORDER BY seq",
         )
         if qmark:
@@ -748,9 +748,10 @@ class Store:
         with self.engine.connect() as c:
             return _steps(c, game_id, after)
 
-    def catch_up(self, game_id: str, after: int) -> tuple[int, list[str], list[Step]]:
+    def catch_up(self, game_id: str, after: int) -> tuple[int, list[str], list[Step], list[str]]:
         """What another worker may have changed: the game's version, its seat kinds (a seat
-        handed to a bot) and the logged steps after ``after`` — read in one transaction."""
+        handed to a bot), the logged steps after ``after`` and the seats' names (an open seat
+        taken) — read in one transaction."""
         sql = self._sql
         with self.engine.connect() as c, _cursor(c) as cur:
             # One round trip when nothing is new.
@@ -764,7 +765,7 @@ class Store:
                 cur.execute(sql.steps_after, (game_id, after))
                 steps = [Step(int(seq), None if seat is None else int(seat), str(t))
                          for seq, seat, t in cur.fetchall()]
-        return version, [str(r[1]) for r in rows], steps
+        return version, [str(r[1]) for r in rows], steps, [str(r[2]) for r in rows]
 
     def versions(self, game_ids: list[str]) -> dict[str, int]:
         """The stored version of each of ``game_ids`` (one query, whatever their number)."""

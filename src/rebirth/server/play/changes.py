@@ -80,6 +80,26 @@ class SeatChange:
 
 
 @dataclass
+class SeatNamed:
+    """An open seat was taken: it is called by its player's name from now on. The name was
+    stored with the seat's taking (server/persistence/open_games.py, in the transaction that
+    won the seat), so writing it is nothing."""
+
+    seat: int
+    name: str
+    kind: str = "seat"
+
+    def propose(self, current: LiveGame) -> LiveGame:
+        m = current.match
+        if m.seats[self.seat].name == self.name:
+            return current
+        return current.with_match(m.with_name(self.seat, self.name))
+
+    async def write(self, before: LiveGame, after: LiveGame) -> None:
+        return None
+
+
+@dataclass
 class Follow:
     """What another worker stored after our version (steps, seats handed over, the clock), read
     back: already stored, so its write is nothing."""
@@ -87,6 +107,8 @@ class Follow:
     steps: list[Step]
     kinds: list[str]
     clock: tuple[Any, int, list[str]] | None
+    names: list[str] | None = None
+    """The seats' stored names (an open seat taken on another worker); None: not read."""
     kind: str = "follow"
 
     def propose(self, current: LiveGame) -> LiveGame:
@@ -99,6 +121,9 @@ class Follow:
         for seat, k in enumerate(self.kinds[:len(m.seats)]):
             if m.seats[seat].kind != k:
                 m = with_kind(m, seat, k)
+        for seat, name in enumerate((self.names or [])[:len(m.seats)]):
+            if m.seats[seat].name != name:
+                m = m.with_name(seat, name)
         after = current.with_match(m) if m is not current.match else current
         if self.clock is not None and (current.clock is None or self.clock[1] != current.clock_rev):
             after = after.with_clock(self.clock[0], self.clock[1])

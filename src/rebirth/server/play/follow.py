@@ -103,7 +103,8 @@ class Follower:
         reconnects = broker.reconnects if broker is not None else 0
         store = self.game.host.store
         try:
-            version, kinds, steps = await asyncio.to_thread(store.catch_up, self.game.id, self.game.committed)
+            version, kinds, steps, names = await asyncio.to_thread(store.catch_up, self.game.id,
+                                                                   self.game.committed)
             clock = await asyncio.to_thread(clockstore.load_with_kinds, store, self.game.id) \
                 if self.game.value.clock is not None else None
         except Exception as exc:
@@ -116,7 +117,7 @@ class Follower:
             if version > self.game.committed + len(steps):
                 raise ValueError(f"game {self.game.id}: the log ends at {self.game.committed + len(steps)}, "
                                  f"the game is at {version}")
-            await self.game.authority.commit(Follow(steps, kinds, clock))
+            await self.game.authority.commit(Follow(steps, kinds, clock, names))
         except Unchanged:
             return False
         except ValueError:

@@ -34,12 +34,13 @@ def invite_link(base: str, game: str, code: str) -> str:
     return f"{base}/game/{game}#i={code}"
 
 
-def invitations(kinds: list[str], hotseat: bool) -> tuple[
+def invitations(kinds: list[str], hotseat: bool, uninvited: frozenset[int] = frozenset()) -> tuple[
         dict[str, Any], list[tuple[str, str, int | None]], list[tuple[str, str, int | None]]]:
     """The secrets of a new game: ``(shown, token_rows, invite_rows)``. ``shown`` (the create
     answer's, once) holds each human seat's invitation code (``seats``; a hot-seat game: one
     device invitation, ``table``, and no seat's) and the spectator and admin tokens; the rows
-    are their hashes ``(hash, role, seat)``. No seat token exists before a claim."""
+    are their hashes ``(hash, role, seat)``. No seat token exists before a claim. The
+    ``uninvited`` seats get none: an open seat (taken by a signed-in player, not by a link)."""
     shown: dict[str, Any] = {"seats": {}, "table": None}
     token_rows: list[tuple[str, str, int | None]] = []
     invite_rows: list[tuple[str, str, int | None]] = []
@@ -48,7 +49,7 @@ def invitations(kinds: list[str], hotseat: bool) -> tuple[
         invite_rows.append((hash_token(shown["table"]), "table", None))
     else:
         for i, kind in enumerate(kinds):
-            if kind == HUMAN:
+            if kind == HUMAN and i not in uninvited:
                 shown["seats"][i] = code = new_code()
                 invite_rows.append((hash_token(code), "seat", i))
     for role in ("spectator", "admin"):

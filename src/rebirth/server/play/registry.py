@@ -10,8 +10,9 @@ import contextlib
 import logging
 import secrets
 from collections.abc import Callable
-from functools import partial
 from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Connection
 
 from rebirth import __version__
 from rebirth.app.clock import ClockSpec, ClockState
@@ -311,18 +312,26 @@ class Registry:
 
     async def create(self, board: str, kinds: list[str], names: list[str], variants: list[str],
                      lang: str, hotseat: bool,
-                     clock: ClockSpec | None = None) -> tuple[Session, dict[str, Any]]:
+                     clock: ClockSpec | None = None, uninvited: frozenset[int] = frozenset(),
+                     also: Callable[[Connection, str], None] | None = None) -> tuple[Session, dict[str, Any]]:
         """Deal and store a new game; returns its session and its secrets (shown once): the
-        seats' (or the hot-seat device's) invitation codes, the spectator and admin tokens."""
+        seats' (or the hot-seat device's) invitation codes, the spectator and admin tokens.
+        ``uninvited`` seats get no invitation (open seats, paired players' seats); ``also``
+        stores more of the game (``(connection, game id)``) in the creating transaction."""
         game = self.game_factory(board, len(kinds), variants)
         match = await asyncio.to_thread(Match.start, game, kinds, self.seed_factory(), names)
         gid = secrets.token_urlsafe(9)
         row = GameRow(gid, game.board.id, game.players, sorted(game.variants), lang, hotseat, match.seed,
                       match.state.setup.to_json(), __version__, "playing", 0, match.names, kinds)
         # Seats get invitations, not tokens: whoever claims one gets its token (server/play/invites.py).
-        toks, rows, invs = invitations(kinds, hotseat)
-        await asyncio.to_thread(self.store.create_game, row, rows,
-                                partial(insert_invites, game=gid, rows=invs))
+        toks, rows, invs = invitations(kinds, hotseat, uninvited)
+
+        def more(c: Connection) -> None:
+            insert_invites(c, gid, invs)
+            if also is not None:
+                also(c, gid)
+
+        await asyncio.to_thread(self.store.create_game, row, rows, more)
         st = await self._start_clock(gid, match, clock)
         s = self._hold(LiveGame(match, row, st, 0))
         if st is not None:

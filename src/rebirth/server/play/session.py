@@ -14,6 +14,7 @@ proposal is dropped.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import secrets
@@ -33,7 +34,7 @@ from rebirth.server.clocks.timer import ClockTimer
 from rebirth.server.errors import ApiError
 from rebirth.server.persistence.store import GameRow, StaleWrite, TokenRow, TurnNotice
 from rebirth.server.play.bots import BotDriver
-from rebirth.server.play.changes import SeatChange, ServerError, StepChange, action_code
+from rebirth.server.play.changes import SeatChange, SeatNamed, ServerError, StepChange, action_code
 from rebirth.server.play.follow import Follower
 from rebirth.server.realtime.protocol import PreviewFrame, error_frame
 from rebirth.server.realtime.room import Conn, Room, Seen
@@ -159,13 +160,38 @@ class Session:
     def _deliver(self, e: Committed[LiveGame]) -> Awaitable[None]:
         before, after = e.before, e.after
         seen = self.seen()
-        # The row is replaced exactly when a seat's kind changes (LiveGame.with_match).
+        # The row is replaced exactly when a seat's kind or name changes (LiveGame.with_match).
         kinds = after.row is not before.row and after.kinds != before.kinds
+        if after.row is not before.row and after.row.names != before.row.names:
+            return self._renamed(after, seen)
         if not kinds and (after.version != before.version or after.clock_rev == before.clock_rev):
             # A step: the room's delivery is the whole answer (returned, not awaited here: one
             # coroutine level less on every step's sends).
             return self.room.deliver(after, seen)
         return self._deliver_change(after, seen, kinds)
+
+    async def _renamed(self, after: LiveGame, seen: Seen) -> None:
+        """A seat's name changed (an open seat taken): every device gets a fresh sync, which
+        carries the names (and any step it had not had yet)."""
+        for c in list(self.room.conns):
+            if c.role is not None and not await c.send(Room.sync(after, c, c.last, seen)):
+                self.room.drop(c)
+
+    async def seat_taken(self, seat: int, name: str) -> None:
+        """An open seat was taken (stored already): its new name, here and on every worker."""
+        async with self.lock:
+            if self.multi:
+                await self.catch_up(strict=False)
+            with contextlib.suppress(Unchanged):
+                await self.commit(SeatNamed(seat, name))
+        await self.announce()
+
+    async def refresh(self) -> None:
+        """Several workers: read back what another worker stored (a seat taken there), here
+        and for every connection of this worker."""
+        if self.multi:
+            async with self.lock:
+                await self.catch_up(strict=False)
 
     async def _deliver_change(self, after: LiveGame, seen: Seen, kinds: bool) -> None:
         """A change besides a step: the steps (if any), then the clock and seats' kinds, then
@@ -184,7 +210,7 @@ class Session:
 
     # ------------------------------------------------------------------ connections
 
-    async def join(self, c: Conn, tok: TokenRow, token_hash: str, since: int) -> None:
+    async def join(self, c: Conn, tok: TokenRow, token_hash: str | None, since: int) -> None:
         """A device said hello with a valid token: it gets its sync (after what other workers
         stored is read back — which every other connection then gets too, by version)."""
         async with self.lock:

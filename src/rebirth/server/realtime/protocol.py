@@ -34,9 +34,11 @@ class _In(msgspec.Struct, tag_field="type"):
 
 
 class HelloFrame(_In, tag="hello"):
-    """``hello``: authenticate with a link's token; ``since``: the last version seen (-1: all)."""
+    """``hello``: authenticate with a link's token; ``since``: the last version seen (-1: all).
+    Without a token (``""``) the socket's session cookie speaks: that account's seat in the game,
+    a spectator if it has none (server/api/play.py)."""
 
-    token: str
+    token: str = ""
     since: Version = -1
 
 

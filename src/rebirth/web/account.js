@@ -1,0 +1,113 @@
+// The account page (issue 25): the display name, "My games" (each seat opens on this device
+// with no secret: /game/<id>?seat=<n>), ratings, passkeys, the signed-in browsers (each can be
+// signed out) and deleting the account. Not signed in: the sign-in page, then back here.
+import { api, fillLangMenu, h, loadCatalogs, loadLanguages, pickLang, setLang, t, translateDom } from "./common.js";
+import { creationOptions, credentialJson, forgetSignedIn, signinPath } from "./account-kit.js";
+
+const $ = (id) => document.getElementById(id);
+let lang = "en";
+
+const why = (e) => e?.data?.error?.message?.[lang] || e?.message || String(e);
+const when = (s) => new Date(s * 1000).toLocaleString(lang);
+const fail = (e) => { $("error").textContent = t(lang, "account.error", { why: why(e) }); };
+
+function gameItem(g) {
+  const state = g.status === "over" ? t(lang, "account.over")
+    : g.your_turn ? t(lang, "account.your_turn") : t(lang, "account.waiting");
+  const label = t(lang, "account.seat", { board: t(lang, `board.${g.board}`), players: g.players, n: g.seat + 1 });
+  return h("li", { class: g.your_turn ? "mine-turn" : "", "data-game": g.game },
+    h("a", { href: `/game/${encodeURIComponent(g.game)}?seat=${g.seat}`, class: "big-link" }, label), " ",
+    h("b", { class: "mine-status" }, state), " ", h("span", { class: "small" }, when(g.created)));
+}
+
+async function showSessions() {
+  const { sessions } = await api("/api/account/sessions");
+  $("sessions").replaceChildren(...sessions.map((s) => {
+    const out = h("button", { type: "button" }, t(lang, "account.session.revoke"));
+    out.addEventListener("click", async () => {
+      try { await api("/api/account/sessions/revoke", { method: "POST", body: { ids: [s.id] } }); } catch (e) { fail(e); }
+      if (s.current) { forgetSignedIn(); location.replace("/"); } else showSessions();
+    });
+    return h("li", { "data-session": s.id }, h("span", {}, s.agent || "?"), " ",
+      h("span", { class: "small" }, s.current ? t(lang, "account.session.current")
+        : t(lang, "account.session.seen", { when: when(s.seen) })), " ", out);
+  }));
+}
+
+async function showPasskeys() {
+  const { passkeys } = await api("/api/account/passkeys");
+  if (!passkeys.length) { $("passkeys").replaceChildren(h("li", {}, t(lang, "account.passkeys.none"))); return; }
+  $("passkeys").replaceChildren(...passkeys.map((p) => {
+    const rm = h("button", { type: "button" }, t(lang, "account.passkey.remove"));
+    rm.addEventListener("click", async () => {
+      try { await api(`/api/account/passkeys/${encodeURIComponent(p.id)}`, { method: "DELETE" }); } catch (e) { fail(e); }
+      showPasskeys();
+    });
+    return h("li", { "data-passkey": p.id }, h("span", {}, p.label), " ",
+      h("span", { class: "small" }, t(lang, "account.passkey.label", { when: when(p.created) })), " ", rm);
+  }));
+}
+
+async function addPasskey() {
+  $("error").textContent = "";
+  try {
+    const { handle, options } = await api("/api/account/passkeys/options", { method: "POST" });
+    const cred = await navigator.credentials.create({ publicKey: creationOptions(options) });
+    await api("/api/account/passkeys", { method: "POST",
+      body: { handle, credential: credentialJson(cred), label: navigator.platform || "passkey" } });
+    $("status").textContent = t(lang, "account.passkey.added");
+    await showPasskeys();
+  } catch (e) { fail(e); }
+}
+
+async function show() {
+  let me;
+  try { me = await api("/api/account"); } catch (e) {
+    if (e?.data?.error?.code === "signin_required") { forgetSignedIn(); location.replace(signinPath("/account")); return; }
+    fail(e); return;
+  }
+  localStorage.setItem("rebirth.account", "1");
+  $("name").value = me.name;
+  $("email").textContent = me.email ? t(lang, "account.email", { email: me.email }) : "";
+  $("games").replaceChildren(...(me.games.length ? me.games.map(gameItem) : [h("li", {}, t(lang, "account.games.none"))]));
+  $("ratings").replaceChildren(...(me.ratings.length ? me.ratings.map((r) => h("li", {},
+    t(lang, "account.rating", { board: t(lang, `board.${r.board}`), players: r.players,
+      rating: Math.round(r.mu - 3 * r.sigma), games: r.games }))) : [h("li", {}, t(lang, "account.ratings.none"))]));
+  $("body").hidden = false;
+  await Promise.all([showSessions(), showPasskeys()]);
+  document.body.dataset.ready = "1";
+}
+
+async function init() {
+  await loadLanguages();
+  lang = pickLang();
+  setLang(lang, false);
+  await loadCatalogs(lang);
+  translateDom(lang);
+  const sel = $("lang");
+  fillLangMenu(sel, lang);
+  sel.addEventListener("change", async () => { lang = sel.value; await loadCatalogs(lang); translateDom(lang); setLang(lang); show(); });
+  $("rename").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    $("error").textContent = "";
+    try { await api("/api/account/name", { method: "POST", body: { name: $("name").value.trim() } });
+      $("status").textContent = t(lang, "account.renamed"); } catch (e) { fail(e); }
+  });
+  $("add-passkey").addEventListener("click", addPasskey);
+  if (!window.PublicKeyCredential) $("add-passkey").hidden = true;
+  $("signout").addEventListener("click", async () => {
+    try { await api("/api/account/signout", { method: "POST" }); } catch { /* gone already */ }
+    forgetSignedIn(); location.replace("/");
+  });
+  $("revoke-all").addEventListener("click", async () => {
+    try { await api("/api/account/sessions/revoke", { method: "POST" }); } catch { /* gone already */ }
+    forgetSignedIn(); location.replace("/");
+  });
+  $("delete").addEventListener("click", async () => {
+    if (!confirm(t(lang, "account.delete.confirm"))) return;
+    try { await api("/api/account", { method: "DELETE" }); forgetSignedIn(); location.replace("/"); } catch (e) { fail(e); }
+  });
+  await show();
+}
+
+init();
