@@ -93,6 +93,46 @@ def test_fuzz_account_bodies(tmp_path: Path) -> None:
         assert c.get("/api/account").status_code in (200, 401)  # signout may have ended it
 
 
+PUSH_BODIES = st.one_of(
+    MESSAGES,
+    st.builds(lambda e, k, extra: json.dumps({"push": {"endpoint": e, "keys": k, **extra}}),
+              st.one_of(st.text(max_size=30), st.sampled_from(["https://127.0.0.1/x", "http://10.0.0.1/",
+                                                                "https://[::1]/p", "https://169.254.169.254/"])),
+              st.one_of(JSON, st.fixed_dictionaries({"p256dh": st.text(max_size=90),
+                                                     "auth": st.text(max_size=30)})),
+              st.dictionaries(st.sampled_from(["expirationTime", "x"]), JSON, max_size=1)),
+    st.builds(lambda on: json.dumps({"on": on}), JSON),
+)
+
+
+def test_fuzz_push_and_vacation_bodies(tmp_path: Path) -> None:
+    """Issue 26: random and malformed push subscriptions and vacation bodies, with a seat's,
+    a spectator's or no token: never a 500, always the error shape, and the game goes on."""
+    with kit.client(tmp_path) as c:
+        g = kit.new_game(c, players=2, seats=[{"kind": "human"}, {"kind": "human"}],
+                         clock={"kind": "turn", "per_move_s": 86400})
+        gid = g["game"]
+        seat = kit.seat_tokens(c, g, 1)[0]
+        spectator = kit.token(g["links"]["spectator"])
+
+        @FUZZ
+        @given(body=PUSH_BODIES, route=st.sampled_from([("PUT", f"/api/games/{gid}/notify"),
+                                                        ("POST", f"/api/games/{gid}/vacation")]),
+               auth=st.sampled_from([None, seat, spectator, "junk"]))
+        def check(body: str, route: tuple[str, str], auth: str | None) -> None:
+            headers = {"content-type": "application/json"}
+            if auth:
+                headers["Authorization"] = f"Bearer {auth}"
+            r = c.request(route[0], route[1], content=body.encode("utf-8", "surrogatepass"), headers=headers)
+            assert r.status_code < 500, (body, r.text)
+            if r.status_code >= 400:
+                assert r.json()["error"]["code"]
+
+        check()
+        assert c.get(f"/api/games/{gid}").status_code == 200
+        assert c.get("/api/push/key").status_code == 200
+
+
 def test_fuzz_websocket_messages(tmp_path: Path) -> None:
     with kit.client(tmp_path, max_message_bytes=4096) as c:
         g = kit.new_game(c, players=2, seats=[{"kind": "human"}, {"kind": "human"}], hotseat=True)

@@ -161,10 +161,10 @@ def test_one_notification_per_turn_on_webhook_and_email(tmp_path: Path, db: dict
         rows = Outbox(store_of(c)).rows(gid)
         sent = [r for r in rows if r["kind"] == "turn"]
         assert len(sent) == 2 * sum(turns) and {r["done"] for r in sent} == {"sent"}
-        # A 24 h move's reminder is due an hour before its deadline: none is sent here; each
-        # is dropped unsent once its turn is over (pending only for the turn still running).
-        reminders = [r for r in rows if r["kind"] == "reminder"]
-        assert len(reminders) == (2 * sum(turns) if clock else 0)
+        # A 24 h move's reminders are due 4 h and 1 h before its deadline: none is sent here;
+        # each is dropped unsent once its turn is over (pending only for the turn still running).
+        reminders = [r for r in rows if str(r["kind"]).startswith("reminder")]
+        assert len(reminders) == (2 * 2 * sum(turns) if clock else 0)
         assert {r["done"] for r in reminders} <= {None, "dropped"}
 
         # Every byte sent: the seat's own link, no other token, no canary card, no seed.
@@ -466,10 +466,10 @@ def test_a_hanging_webhook_does_not_hold_up_other_notifications(tmp_path: Path) 
 
 def test_a_turn_based_deadline_sends_one_reminder_to_the_seat_to_move(tmp_path: Path) -> None:
     """Issue 16 item 2 "Reminders before a turn-based deadline": with a turn clock the seat to
-    move gets its turn notification at once and one reminder when a quarter of its move's time
-    is left (at most an hour before); the seat not to move gets no reminder."""
+    move gets its turn notification at once and one reminder per threshold shorter than the move
+    (``REBIRTH_REMINDERS``; here 2 s before an 8 s deadline); the seat not to move gets none."""
     per_move = 8
-    with receiver() as rec, kit.client(tmp_path, **fast(min_clock_s=1)) as c:
+    with receiver() as rec, kit.client(tmp_path, **fast(min_clock_s=1, reminders="2,3600")) as c:
         g = kit.new_game(c, players=2, clock={"kind": "turn", "per_move_s": per_move},
                          seats=[{"kind": "human", "notify": {"webhook": rec.url("/s0")}},
                                 {"kind": "human", "notify": {"webhook": rec.url("/s1")}}])
@@ -497,7 +497,7 @@ def test_a_reminder_for_a_turn_already_over_is_dropped(tmp_path: Path) -> None:
     """Issue 24 item 7: the seat to move plays its turn before its reminder is due; when the
     reminder's time comes it is dropped unsent (its row marked ``dropped``), not delivered."""
     per_move = 4
-    with receiver() as rec, kit.client(tmp_path, **fast(min_clock_s=1)) as c:
+    with receiver() as rec, kit.client(tmp_path, **fast(min_clock_s=1, reminders="1")) as c:
         g = kit.new_game(c, players=2, clock={"kind": "turn", "per_move_s": per_move},
                          seats=[{"kind": "human", "notify": {"webhook": rec.url("/s0")}},
                                 {"kind": "human", "notify": {"webhook": rec.url("/s1")}}])
@@ -522,4 +522,4 @@ def test_a_reminder_for_a_turn_already_over_is_dropped(tmp_path: Path) -> None:
             with store.engine.connect() as conn:
                 rows = conn.execute(text("SELECT kind, done FROM notify_outbox WHERE game = :g "
                                          "AND seat = :s"), {"g": gid, "s": mover}).all()
-            assert ("reminder", "dropped") in [(r[0], r[1]) for r in rows], rows
+            assert ("reminder-1", "dropped") in [(r[0], r[1]) for r in rows], rows

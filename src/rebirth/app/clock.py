@@ -105,11 +105,19 @@ class ClockState:
     """Per seat: its time ran out and a bot plays for it until it takes the seat back."""
     notices: list[dict[str, Any]] = field(default_factory=list)
     """What happened to the clock, for the log: ``{"version", "key", "seat", "s"}`` (public)."""
+    vacation: list[float] = field(default_factory=list)
+    """Per seat, seconds of vacation left (turn clocks; issue 26 item 3). Used only while the
+    seat is away *and* its own clock runs: its turn's time stands still until they are used up."""
+    away: list[bool] = field(default_factory=list)
+    """Per seat: its player is on vacation."""
 
     @staticmethod
-    def start(spec: ClockSpec, players: int) -> ClockState:
-        """A new game's clock, not yet running (call :meth:`turn` with the first seat)."""
-        return ClockState(spec, [spec.fresh()] * players, timed_out=[False] * players)
+    def start(spec: ClockSpec, players: int, vacation_s: float = 0.0) -> ClockState:
+        """A new game's clock, not yet running (call :meth:`turn` with the first seat);
+        ``vacation_s``: each seat's vacation allowance (turn clocks only)."""
+        v = float(vacation_s) if spec.kind == "turn" else 0.0
+        return ClockState(spec, [spec.fresh()] * players, timed_out=[False] * players,
+                          vacation=[v] * players, away=[False] * players)
 
     # ------------------------------------------------------------------ reading
 
@@ -117,14 +125,47 @@ class ClockState:
         """Seconds ``seat`` has left at ``now`` (never below 0)."""
         r = self.remaining[seat]
         if seat == self.running:
-            r -= max(0.0, now - self.since)
+            r -= self._used(seat, now)[1]
         return max(0.0, r)
 
+    def is_away(self, seat: int) -> bool:
+        """The seat's player is on vacation."""
+        return 0 <= seat < len(self.away) and self.away[seat]
+
+    def vacation_left(self, seat: int, now: float) -> float:
+        """Seconds of vacation ``seat`` has left at ``now``."""
+        if not 0 <= seat < len(self.vacation):
+            return 0.0
+        if seat == self.running:
+            return max(0.0, self.vacation[seat] - self._used(seat, now)[0])
+        return self.vacation[seat]
+
+    def _used(self, seat: int, now: float) -> tuple[float, float]:
+        """``(vacation, clock)`` seconds the running ``seat`` used since ``since``: an away
+        seat's vacation goes first."""
+        used = max(0.0, now - self.since)
+        if not self.is_away(seat):
+            return 0.0, used
+        v = min(used, self.vacation[seat])
+        return v, used - v
+
+    def _charge(self, now: float) -> None:
+        """Charge the running seat up to ``now`` (its vacation first) and count on from ``now``."""
+        r = self.running
+        if r is not None:
+            v, used = self._used(r, now)
+            if v:
+                self.vacation[r] = max(0.0, self.vacation[r] - v)
+            self.remaining[r] = max(0.0, self.remaining[r] - used)
+        self.since = now
+
     def deadline(self) -> float | None:
-        """Wall time the running seat runs out (None: no clock runs)."""
+        """Wall time the running seat runs out (None: no clock runs); an away seat's vacation
+        left comes first."""
         if self.running is None or not self.enabled:
             return None
-        return self.since + self.remaining[self.running]
+        extra = self.vacation[self.running] if self.is_away(self.running) else 0.0
+        return self.since + extra + self.remaining[self.running]
 
     def expired(self, now: float) -> bool:
         """The running seat's time has run out."""
@@ -140,8 +181,7 @@ class ClockState:
         increment (realtime). The next seat's time runs only if it is a human's (``human``)."""
         r = self.running
         if r is not None:
-            used = max(0.0, now - self.since)
-            self.remaining[r] = max(0.0, self.remaining[r] - used)
+            self._charge(now)
             if r != seat:
                 # The turn passed on: a bank gets its increment, a turn-based clock is full again
                 # for the next turn.
@@ -178,19 +218,15 @@ class ClockState:
 
     def add(self, seconds: float, now: float, version: int) -> None:
         """Every seat gets ``seconds`` more (the running one on the turn it is in)."""
-        if self.running is not None:
-            # Charge up to now first, so the addition is not lost to the time already used.
-            self.remaining[self.running] = self.left(self.running, now)
-            self.since = now
+        # Charge up to now first, so the addition is not lost to the time already used.
+        self._charge(now)
         self.remaining = [r + seconds for r in self.remaining]
         self._notice(version, "clock.added", None, seconds)
 
     def turn_off(self, now: float, version: int) -> None:
         """No clock any more: nobody runs out of time (the times shown stop)."""
-        if self.running is not None:
-            self.remaining[self.running] = self.left(self.running, now)
+        self._charge(now)
         self.running = None
-        self.since = now
         self.enabled = False
         self._notice(version, "clock.off", None)
 
@@ -206,6 +242,21 @@ class ClockState:
             self._notice(version, "clock.paused", None, round(moved, 1))
         return True
 
+    def go_away(self, seat: int, now: float, version: int) -> None:
+        """``seat``'s player goes on vacation: while its own turn runs, its vacation is used
+        before its time (a notice in the log, with the vacation left)."""
+        if self.running == seat:
+            self._charge(now)
+        self.away[seat] = True
+        self._notice(version, "clock.vacation", seat, round(self.vacation[seat], 1))
+
+    def come_back(self, seat: int, now: float, version: int) -> None:
+        """``seat``'s player is back from vacation: its time runs again (a notice in the log)."""
+        if self.running == seat:
+            self._charge(now)
+        self.away[seat] = False
+        self._notice(version, "clock.vacation_end", seat, round(self.vacation[seat], 1))
+
     def _notice(self, version: int, key: str, seat: int | None, s: float | None = None) -> None:
         n: dict[str, Any] = {"version": version, "key": key, "seat": seat}
         if s is not None:
@@ -218,13 +269,17 @@ class ClockState:
         """The stored form."""
         return {"spec": self.spec.to_json(), "remaining": self.remaining, "running": self.running,
                 "since": self.since, "enabled": self.enabled, "timed_out": self.timed_out,
-                "notices": self.notices}
+                "notices": self.notices, "vacation": self.vacation, "away": self.away}
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> ClockState:
+        n = len(d["remaining"])
+        # Clocks stored before vacations existed: none left, nobody away.
         return ClockState(ClockSpec.from_json(d["spec"]), [float(x) for x in d["remaining"]],
                           d["running"], float(d["since"]), bool(d["enabled"]),
-                          [bool(x) for x in d["timed_out"]], list(d.get("notices", [])))
+                          [bool(x) for x in d["timed_out"]], list(d.get("notices", [])),
+                          [float(x) for x in d.get("vacation", [0.0] * n)],
+                          [bool(x) for x in d.get("away", [False] * n)])
 
     def frame(self, now: float) -> dict[str, Any]:
         """What every seat and spectator is shown: the times left now, who runs, the server's
@@ -232,4 +287,6 @@ class ClockState:
         return {**self.spec.to_json(), "enabled": self.enabled, "running": self.running,
                 "left": [round(self.left(i, now), 3) for i in range(len(self.remaining))],
                 "deadline": self.deadline(), "server_time": now, "timed_out": list(self.timed_out),
-                "notices": list(self.notices)}
+                "notices": list(self.notices),
+                "vacation": [round(self.vacation_left(i, now), 3) for i in range(len(self.vacation))],
+                "away": list(self.away)}

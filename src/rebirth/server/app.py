@@ -29,11 +29,13 @@ from rebirth.server.api import (
     open_games,
     openapi,
     play,
+    pwa,
     rematch,
 )
 from rebirth.server.api import clocks as clockapi
 from rebirth.server.api import notify as notify_api
 from rebirth.server.api import pages as static
+from rebirth.server.api import push as push_api
 from rebirth.server.api import tables as table
 from rebirth.server.api import transfer as transfer_api
 from rebirth.server.errors import ApiError, error_response, texts
@@ -227,6 +229,8 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     app.include_router(clockapi.router)
     app.include_router(notify_api.router)
     app.include_router(transfer_api.router)
+    app.include_router(push_api.router)
+    app.include_router(pwa.router)
     app.include_router(data.router)
     app.include_router(play.router)
     app.include_router(calc.router)

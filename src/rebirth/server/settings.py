@@ -90,6 +90,17 @@ class Settings(BaseSettings):
     notify_grace: float = Field(default=5.0, ge=0, le=3600)
     """Seconds a turn notice of a seat with policy ``away`` waits before it is judged: a page
     that is opening (the creator's, a reload) says it is visible first (issue 25 item 6)."""
+    # Web push and reminders (issue 26; server/notifications/push.py, reminders.py).
+    push_contact: str = "mailto:rebirth@localhost"
+    """The VAPID ``sub`` claim: how a push service reaches the server's operator (``mailto:`` or
+    ``https:``)."""
+    push_ttl: int = Field(default=43200, ge=0, le=2419200)
+    """Seconds a push service keeps an undelivered notification (lichess: 12 h)."""
+    reminders: str = "86400,14400,3600"
+    """Turn clocks: seconds before a seat's deadline it is reminded, comma-separated (each once
+    per turn; only those shorter than the turn; empty: no reminders)."""
+    vacation_days: float = Field(default=14.0, ge=0, le=60)
+    """Vacation per seat: days its turn clock may stand still while its player is away."""
 
     # Limits under load (server/operations/throttle.py, server/operations/caps.py,
     # server/play/lifecycle.py). Rates are moving windows in the ``limits`` notation

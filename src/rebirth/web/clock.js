@@ -38,7 +38,9 @@ export function leftOf(seat) {
   const f = C.frame;
   if (!f) return null;
   const base = f.left[seat] ?? 0;
-  return Math.max(0, f.running === seat && f.enabled ? base - (nowS() - C.at) : base);
+  // A seat on vacation: its time stands still (its vacation runs instead, the server counts it).
+  const runs = f.running === seat && f.enabled && !f.away?.[seat];
+  return Math.max(0, runs ? base - (nowS() - C.at) : base);
 }
 
 /** Seconds until another player may hand `seat` to a bot (0: now; null: not at all). */
@@ -64,6 +66,7 @@ export function fmt(lang, s) {
 function cellText(lang, seat) {
   if (!C.frame.enabled) return t(lang, "clock.off");
   const running = C.frame.running === seat ? ` (${t(lang, "clock.running")})` : "";
+  if (C.frame.away?.[seat]) return t(lang, "clock.left", { time: fmt(lang, leftOf(seat)) }) + ` (${t(lang, "vacation.away")})`;
   return t(lang, "clock.left", { time: fmt(lang, leftOf(seat)) }) + running;
 }
 
@@ -88,7 +91,8 @@ export function noticesAt(lang, version, names) {
   return (C.frame?.notices || []).filter((n) => n.version === version).map((n) =>
     h("li", { class: `ev ev-clock ${n.key.replace(".", "-")}` }, n.key === "clock.added" || n.key === "clock.paused"
       ? t(lang, n.key, { time: fmt(lang, n.s) })
-      : t(lang, n.key === "clock.off" ? "clock.turnedoff" : n.key, { name: names[n.seat] ?? "" })));
+      : t(lang, n.key === "clock.off" ? "clock.turnedoff" : n.key,
+        { name: names[n.seat] ?? "", time: n.s === undefined ? "" : fmt(lang, n.s) })));
 }
 
 /** The box under the players: the returning player's notice and take-back, and the adjustments. */
@@ -113,6 +117,7 @@ export function clockBox({ lang, role, seat, names, gameId, token, onDone }) {
           onclick: () => post(`/seats/${s}/back`) }, label)));
     }
   }
+  if (role === "seat" && seat !== null) out.push(...vacationBox(lang, seat, post));
   if (C.frame.enabled && (role === "admin" || role === "seat" || role === "table")) {
     const add = C.frame.kind === "turn" ? 86400 : 60;
     out.push(h("p", { class: "clock-adjust" },
@@ -122,6 +127,21 @@ export function clockBox({ lang, role, seat, names, gameId, token, onDone }) {
         t(lang, "clock.turnoff"))));
   }
   return out;
+}
+
+/** A seat's vacation (issue 26 item 3, turn clocks): what is left and the button that starts or
+ * ends it; the server pauses the seat's own turn clock while it is away. */
+function vacationBox(lang, seat, post) {
+  const f = C.frame;
+  if (!f.enabled || f.kind !== "turn" || !f.vacation) return [];
+  const away = !!f.away?.[seat];
+  const left = f.vacation[seat] ?? 0;
+  if (!away && left <= 0) return [h("p", { class: "vacation small", id: "vacation-none" }, t(lang, "vacation.none"))];
+  return [h("div", { class: `vacation${away ? " away" : ""}`, id: "vacation" },
+    h("p", { class: "small" }, away ? t(lang, "vacation.on") : t(lang, "vacation.help")),
+    h("p", { class: "small", id: "vacation-left" }, t(lang, "vacation.left", { time: fmt(lang, left) })),
+    h("button", { type: "button", id: away ? "vacation-end" : "vacation-start",
+      onclick: () => post("/vacation", { on: !away }) }, t(lang, away ? "vacation.end" : "vacation.take")))];
 }
 
 /** Every second: the clock lines count down in place; `onEdge` when a hand-over wait ends; the

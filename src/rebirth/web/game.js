@@ -4,6 +4,8 @@ import { SEAT_LETTERS, api, chosenLang, fillLangMenu, h, isLang, loadCatalogs, l
 import { announce, cardOf, endScreen, errorText, presenceMark, publicMission, rememberGame, structureOwners, turnStatus } from "./kit.js";
 import { GameSocket } from "./net.js";
 import { notifyPanel, turnSignal } from "./notify.js";
+import { pushPanel } from "./push.js";
+import "./app.js";
 import { fitAtEnd, frameTurn, labelsToggle, scoreStrip } from "./phone.js";
 import { askedSeat, pageToken } from "./seat.js";
 import { forfeitNotices, seatTools } from "./seattools.js";
@@ -606,6 +608,7 @@ function renderNotify() {
   turnSignal({ mine, lang: S.lang, game: S.gameId, seat: S.role === "seat" ? S.seat : null });
   $("notify-sec").hidden = S.role !== "seat";
   if (S.role === "seat") notifyPanel($("notify"), { game: S.gameId, seat: S.seat, token, lang: S.lang });
+  if (S.role === "seat") pushPanel($("push"), { game: S.gameId, seat: S.seat, token, lang: S.lang });
   // The seat's own tools: move it to another device, resign (issue 25 items 2 and 4).
   const over = S.view?.phase === "end";
   const tools = seatTools($("seat-tools"), { game: S.gameId, seat: S.seat, role: S.role, token, lang: S.lang,

@@ -5,6 +5,7 @@ import { forgetGame, myGames, rememberGame } from "./kit.js";
 import { claimInvite, claimsOf, seatPath } from "./seat.js";
 import { clockMenu, clockOf, fmt } from "./clock.js";
 import { currentAccount } from "./account-kit.js";
+import "./app.js";
 
 let lang = "en"; // chosen in main(), once the served languages are known
 let account = null; // the signed-in account (GET /api/account), or null: a guest

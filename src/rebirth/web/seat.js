@@ -103,6 +103,7 @@ export async function pageToken(game) {
   } else if (invite) {
     entry = mine.find((e) => e.invite === invite) || await claimInvite(game, invite);
   } else {
+    // ?seat=<n>: a push notification's (or an account's) link, no secret: the seat this browser holds.
     const asked = new URLSearchParams(location.search).get("seat");
     const slot = params.get("s") ?? (asked !== null && /^\d+$/.test(asked) ? asked : null);
     entry = slot === null ? mine[0] || null : mine.find((e) => e.slot === slot) || null;

@@ -83,6 +83,10 @@ class ClockFrame(Answer):
     server_time: float
     timed_out: list[bool]
     notices: list[Doc]
+    vacation: list[float] = []
+    """Per seat, seconds of vacation left (turn clocks; issue 26 item 3)."""
+    away: list[bool] = []
+    """Per seat: on vacation (its own turn clock stands still)."""
 
 
 class GameSummary(Answer):
@@ -236,6 +240,14 @@ class Channels(Answer):
     """The seat's own choice (null: none — the account's default, else ``away``)."""
     policy_used: Literal["away", "every"] = "away"
     """The policy that applies now."""
+    push: bool = False
+    """The seat has a web push subscription (its endpoint and keys are never sent back)."""
+
+
+class PushKey(Answer):
+    """``GET /api/push/key``: the server's VAPID public key (base64url)."""
+
+    key: str
 
 
 class MyGame(GameSummary):

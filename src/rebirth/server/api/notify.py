@@ -16,6 +16,7 @@ from rebirth.server.api import answers as a
 from rebirth.server.api import seatanswers as sa
 from rebirth.server.api.deps import RegistryDep, SettingsDep
 from rebirth.server.api.lobby import GameHub, GameToken
+from rebirth.server.api.push import has_push, set_push
 from rebirth.server.errors import ApiError, texts
 from rebirth.server.notifications.notifier import Notifier, NotifySpec, checked, seat_link, subscribe
 from rebirth.server.operations.addresses import base_url
@@ -53,7 +54,7 @@ async def get_channels(hub: GameHub, tok: GameToken, notifier: NotifierDep) -> d
     own = await asyncio.to_thread(seatnotify.policy, notifier.store, hub.id, seat)
     return {"seat": seat, "webhook": sub.webhook if sub else None, "email": sub.email if sub else None,
             "email_available": "email" in notifier.channels(), "policy": own,
-            "policy_used": await notifier.policy(hub.id, seat)}
+            "policy_used": await notifier.policy(hub.id, seat), "push": await has_push(notifier, hub.id, seat)}
 
 
 class ChannelsBody(NotifySpec):
@@ -72,9 +73,13 @@ async def set_channels(body: ChannelsBody, hub: GameHub, tok: GameToken, notifie
     hook, mail = await checked(body, settings)
     link = seat_link(base_url(settings, request), hub.id, str(seat))
     await asyncio.to_thread(seatnotify.set_policy, notifier.store, hub.id, seat, body.policy)
+    # Web push first (absent: kept), so the seat's row stays and its current turn is enqueued
+    # on the push channel too (api/push.py).
+    await set_push(notifier, hub.id, seat, body, settings)
     await subscribe(notifier, hub, seat, hook, mail, link)
     return {"seat": seat, "webhook": hook, "email": mail, "email_available": "email" in notifier.channels(),
-            "policy": body.policy, "policy_used": await notifier.policy(hub.id, seat)}
+            "policy": body.policy, "policy_used": await notifier.policy(hub.id, seat),
+            "push": await has_push(notifier, hub.id, seat)}
 
 
 @router.post("/unsubscribe", response_model=sa.Unsubscribed)

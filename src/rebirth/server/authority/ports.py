@@ -35,6 +35,10 @@ class HostPort(Protocol):
         """The turn notification a step leading to ``after`` starts (written with it)."""
         ...
 
+    def chatted(self, game_id: str, seat: int, seq: int) -> None:
+        """A player's chat message ``seq`` was stored (the other seats' pushes: notifications/push.py)."""
+        ...
+
     def new_seed(self) -> int | None:
         """The seed of a new game (None: secret bits drawn by the match)."""
         ...

@@ -232,3 +232,38 @@ class Adjust(ClockMove):
         else:
             raise ApiError(400, "bad_message")
         return new, {}
+
+
+class VacationChange(BaseModel):
+    """``POST /api/games/{id}/vacation``: the seat's player goes on vacation (``on``: true) or is
+    back (false)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    on: bool
+
+
+@dataclass
+class Vacation(ClockMove):
+    """A seat's player goes on vacation or comes back (issue 26 item 3): while away, the seat's
+    own turn clock stands still until its vacation allowance is used up (then it runs again and
+    the time-out stays the final guarantee that the game moves on). Only turn clocks."""
+
+    seat: int = 0
+    on: bool = True
+    kind: str = "vacation"
+
+    def clock_after(self, game: LiveGame) -> tuple[ClockState, dict[int, tuple[str, str]]]:
+        st = game.clock
+        if st is None or not st.enabled or st.spec.kind != "turn" or game.over:
+            raise ApiError(409, "no_vacation", texts("server.no_vacation"))
+        if st.is_away(self.seat) == self.on:
+            raise Unchanged("already so")
+        new = copy.deepcopy(st)
+        t = now()
+        if self.on:
+            if new.vacation_left(self.seat, t) <= 0:
+                raise ApiError(409, "no_vacation_left", texts("server.no_vacation_left"))
+            new.go_away(self.seat, t, game.version)
+        else:
+            new.come_back(self.seat, t, game.version)
+        return new, {}

@@ -33,12 +33,13 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rebirth.app.clock import ClockState
 from rebirth.app.match import HUMAN, Match
 from rebirth.engine.i18n import same_text
 from rebirth.engine.messages import text
 from rebirth.server.authority.live import LiveGame
 from rebirth.server.errors import ApiError, texts
+from rebirth.server.notifications.push import Pusher, PushSpec, kind_of
+from rebirth.server.notifications.reminders import judge, reminder_times
 from rebirth.server.notifications.webhook_guard import (
     Unresolvable,
     WebhookRefused,
@@ -74,6 +75,9 @@ class NotifySpec(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     webhook: str | None = Field(default=None, max_length=2000)
     email: str | None = Field(default=None, max_length=254)
+    push: PushSpec | None = None
+    """A browser's ``PushSubscription`` (``PUT /api/games/{id}/notify`` only; absent: kept as
+    it is, null: removed — notifications/push.py)."""
 
 
 async def checked(spec: NotifySpec | None, settings: Settings) -> tuple[str | None, str | None]:
@@ -143,24 +147,6 @@ def webhook_body(url: str, message: str, extra: dict[str, Any]) -> dict[str, Any
     return {"content": message, "text": message, **extra}
 
 
-REMINDER_SHARE = 0.25
-"""A turn-based game reminds the seat to move when this share of its move's time is left..."""
-REMINDER_MAX_S = 3600.0
-"""... but no earlier than an hour before the deadline (a 3-day move: an hour before)."""
-
-
-def reminder_due(clock: ClockState | None) -> float | None:
-    """When the running seat of a turn-based game is reminded of its deadline (wall time), or
-    None (no clock, a real-time clock, or no clock running)."""
-    st = clock
-    if st is None or st.spec.kind != "turn":
-        return None
-    deadline = st.deadline()
-    if deadline is None:
-        return None
-    return deadline - min(REMINDER_MAX_S, st.spec.per_move_s * REMINDER_SHARE)
-
-
 class Notifier:
     """The outbox's writer hook and its dispatcher (one per worker)."""
 
@@ -186,27 +172,35 @@ class Notifier:
         self.default_policy: Callable[[str, int], str | None] | None = None
         """The account's default policy of a seat without its own (``(game, seat)`` →
         ``away``/``every``/None; called off the loop). None: ``away``. Wired by the accounts."""
+        self.push = Pusher(store, settings)
+        """The web push channel (notifications/push.py)."""
 
     # ------------------------------------------------------------------ enqueueing
 
     def channels(self) -> tuple[str, ...]:
-        """The channels this server can deliver (e-mail only with an SMTP server)."""
-        return ("webhook", "email") if self.settings.smtp_host else ("webhook",)
+        """The channels this server can deliver (e-mail only with an SMTP server; web push
+        always: notifications/push.py)."""
+        return ("webhook", "email", "push") if self.settings.smtp_host else ("webhook", "push")
 
     def after_commit(self, hub: Hub) -> None:
         """The writer's hook after a committed step (and after a game is loaded): enqueue the
         notification of the seat now to move. It runs as its own task: the step's broadcast
         does not wait for it."""
+        if hub.match.state.is_terminal():
+            # The end: every human seat's push (notifications/push.py), once per game.
+            self._spawn(self.push.ended(self, hub.id, hub.committed,
+                                        [i for i, s in enumerate(hub.match.seats) if s.kind == HUMAN]))
         key = turn_key(hub.match)
         if key is None:
             return
         version, seat = key
-        due = reminder_due(hub.value.clock)
-        if due is not None and self._reminded.get(hub.id) != key:
+        times = reminder_times(hub.value.clock, self.settings)
+        if times and self._reminded.get(hub.id) != key:
             # Idempotent like the turn's; dropped unsent if the seat moves first (the
             # dispatcher checks the turn). Asked again once the clock starts (a new game).
             self._reminded[hub.id] = key
-            self._spawn(self.enqueue(hub.id, seat, version=version, kind="reminder", due=due))
+            for kind, due in times:
+                self._spawn(self.enqueue(hub.id, seat, version=version, kind=kind, due=due))
         if self._last.get(hub.id) == key:
             return  # the same turn goes on (a seat's second step): enqueued already
         self._last[hub.id] = key
@@ -245,6 +239,10 @@ class Notifier:
         if made:
             self._wake.set()
         return made
+
+    def wake(self) -> None:
+        """Look at the outbox now (rows were made due by another writer)."""
+        self._wake.set()
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -326,6 +324,9 @@ class Notifier:
         self._wake.set()  # a thread is free: rows that were due may be waiting
 
     async def _deliver(self, job: Job) -> None:
+        if job.channel == "push":  # its own module (notifications/push.py)
+            await self.push.deliver(self, job, await asyncio.to_thread(self.store.game, job.game))
+            return
         loop = asyncio.get_running_loop()
         try:
             sub = await asyncio.to_thread(self.outbox.sub, job.game, job.seat)
@@ -334,6 +335,13 @@ class Notifier:
             if sub is None or row is None or not target \
                     or await self._stale(job, row):
                 await asyncio.to_thread(self.outbox.finish, job, "dropped")
+                return
+            later = await judge(self, job)
+            if later == "drop":
+                await asyncio.to_thread(self.outbox.finish, job, "dropped")
+                return
+            if not isinstance(later, str):  # the deadline moved (a vacation, time added)
+                await asyncio.to_thread(self.outbox.postpone, job, later)
                 return
             away = await self.policy(job.game, job.seat) == "away"
             if away and self.settings.notify_grace > 0 and await asyncio.to_thread(
@@ -348,10 +356,10 @@ class Notifier:
                 return
             name = row.names[job.seat]
             args = {"name": name, "board": board_name(row.board), "link": sub.link}
-            subject = text(f"notify.{job.kind}.subject", row.lang, **args)
-            message = text(f"notify.{job.kind}.body", row.lang, **args)
+            subject = text(f"notify.{kind_of(job.kind)}.subject", row.lang, **args)
+            message = text(f"notify.{kind_of(job.kind)}.body", row.lang, **args)
             if job.channel == "webhook":
-                extra = {"game": job.game, "seat": job.seat, "name": name, "kind": job.kind,
+                extra = {"game": job.game, "seat": job.seat, "name": name, "kind": kind_of(job.kind),
                          "version": job.version, "url": sub.link}
                 body = json.dumps(webhook_body(target, message, extra)).encode()
                 await loop.run_in_executor(self._pool, self._post, target, body)
@@ -500,9 +508,9 @@ async def subscribe(notifier: Notifier, hub: Hub, seat: int, hook: str | None, m
         key = turn_key(hub.match)
     if key is not None and key[1] == seat:
         await notifier.enqueue(hub.id, seat, version=key[0])
-        due = reminder_due(hub.value.clock)
-        if due is not None:  # a deadline runs: its reminder goes to the channels just chosen
-            await notifier.enqueue(hub.id, seat, version=key[0], kind="reminder", due=due)
+        # A deadline runs: its reminders go to the channels just chosen.
+        for kind, due in reminder_times(hub.value.clock, notifier.settings):
+            await notifier.enqueue(hub.id, seat, version=key[0], kind=kind, due=due)
 
 
 async def forget(notifier: Notifier, game: str, seat: int) -> None:
@@ -514,4 +522,6 @@ def attach(registry: Registry, notifier: Notifier) -> None:
     """Let the registry's writers call the notifier after each committed step and each load."""
     hook: Callable[[Hub], None] = notifier.after_commit
     registry.on_commit.append(hook)
+    registry.on_chat.append(
+        lambda game, seat, seq: notifier._spawn(notifier.push.chatted(notifier, game, seat, seq)))
     registry.notice_of_turn = notifier.turn_notice

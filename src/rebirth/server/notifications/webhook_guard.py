@@ -155,3 +155,28 @@ def post_json(url: str, body: bytes, *, allow_private: bool, timeout: float) -> 
             raise WebhookFailed(f"{ip}: answered {r.status}")
         return Answer(r.status, ip)
     raise WebhookFailed("; ".join(errors) or "no address answered")
+
+
+def post_bytes(url: str, body: bytes, headers: dict[str, str], *, allow_private: bool,
+               timeout: float) -> Answer:
+    """POST ``body`` with ``headers`` to ``url`` through the same guard as :func:`post_json`
+    (one lookup, every address checked, the connection pinned to a checked address, no
+    redirect followed) and return the first answer, whatever its status (a web push service's
+    404 and 410 mean something: the caller judges). :class:`WebhookFailed`: no address
+    answered."""
+    scheme, host, port, path = check_url(url)
+    errors: list[str] = []
+    for ip in resolve(host, port, allow_private):
+        conn: http.client.HTTPConnection = (_PinnedHTTPS if scheme == "https" else _PinnedHTTP)(
+            host, port, ip, timeout)
+        try:
+            conn.request("POST", path, body=body, headers={"User-Agent": "rebirth-notify/1", **headers})
+            r = conn.getresponse()
+            r.read(65536)
+        except (OSError, http.client.HTTPException) as exc:
+            errors.append(f"{ip}: {type(exc).__name__}: {exc}")
+            continue
+        finally:
+            conn.close()
+        return Answer(r.status, ip)
+    raise WebhookFailed("; ".join(errors) or "no address answered")

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import (
     Column,
+    Connection,
     Float,
     ForeignKey,
     Index,
@@ -36,6 +37,7 @@ from sqlalchemy import (
     update,
 )
 
+from rebirth.server.persistence.push import push_subs
 from rebirth.server.persistence.store import CHANNELS, Store, games, metadata
 
 notify_subs = Table(
@@ -66,6 +68,12 @@ notify_outbox = Table(
     UniqueConstraint("game", "version", "seat", "channel", "kind", name="uq_notify_outbox_key"),
     Index("ix_notify_outbox_due", "done", "due"),
 )
+
+
+def _pushes(c: Connection, game: str, seat: int) -> bool:
+    """The seat has a push subscription (then its row stays without a webhook or e-mail)."""
+    t = push_subs
+    return c.execute(select(t.c.seat).where(t.c.game == game, t.c.seat == seat)).first() is not None
 
 
 @dataclass(frozen=True)
@@ -107,15 +115,16 @@ class Outbox:
         t = notify_subs
         with self.store.tx() as c:
             c.execute(delete(t).where(t.c.game == game, t.c.seat == seat))
-            if webhook or email:
+            if webhook or email or _pushes(c, game, seat):
                 c.execute(t.insert().values(game=game, seat=seat, webhook=webhook, email=email, link=link,
                                             updated=time.time()))
 
     def forget(self, game: str, seat: int) -> None:
-        """A revoked link: the seat's channels and stored link go."""
+        """A revoked link: the seat's channels (its push subscription too) and stored link go."""
         t = notify_subs
         with self.store.tx() as c:
             c.execute(delete(t).where(t.c.game == game, t.c.seat == seat))
+            c.execute(delete(push_subs).where(push_subs.c.game == game, push_subs.c.seat == seat))
 
     def sub(self, game: str, seat: int) -> Sub | None:
         """A seat's channels (None: it chose none)."""
@@ -180,6 +189,23 @@ class Outbox:
             c.execute(update(o).where(o.c.id == job.id, o.c.claimed_by == self.worker)
                       .values(attempts=job.attempts + 1, due=due, last_error=error, claimed_by=None,
                               claimed_at=None))
+
+    def postpone(self, job: Job, due: float) -> None:
+        """A reminder whose deadline moved: due again at ``due`` (not counted as an attempt)."""
+        o = notify_outbox
+        with self.store.tx() as c:
+            c.execute(update(o).where(o.c.id == job.id, o.c.claimed_by == self.worker)
+                      .values(due=due, claimed_by=None, claimed_at=None))
+
+    def recheck(self, game: str, seat: int) -> int:
+        """A seat's deadline moved earlier (back from vacation): its pending reminders are due
+        now, so the dispatcher judges them again against the clock (and postpones each to its
+        time). Returns how many."""
+        o = notify_outbox
+        with self.store.tx() as c:
+            return int(c.execute(update(o).where(o.c.game == game, o.c.seat == seat, o.c.done.is_(None),
+                                                 o.c.claimed_by.is_(None), o.c.kind.like("reminder-%"))
+                                 .values(due=time.time())).rowcount)
 
     def rows(self, game: str) -> list[dict[str, object]]:
         """Every outbox row of a game (tests, diagnostics)."""

@@ -318,10 +318,13 @@ class HotSql:
         return HotSql(*(q.replace("?", "%s") for q in astuple(stmts)))
 
 
-_CHOSEN = ("((c.channel = 'webhook' AND s.webhook <> '') OR (c.channel = 'email' AND s.email <> ''))")
-"""The seat chose the channel (an empty or NULL address: not chosen)."""
+_CHOSEN = ("((c.channel = 'webhook' AND s.webhook <> '') OR (c.channel = 'email' AND s.email <> '')"
+           " OR (c.channel = 'push' AND EXISTS (SELECT 1 FROM push_subs AS p"
+           " WHERE p.game = s.game AND p.seat = s.seat)))")
+"""The seat chose the channel (an empty or NULL address: not chosen; push: a subscription is
+stored, server/persistence/push.py)."""
 
-CHANNELS = ("webhook", "email")
+CHANNELS = ("webhook", "email", "push")
 """The server's notification channels (the page's own title, badge, sound and browser
 notification are the page's: web/notify.js)."""
 

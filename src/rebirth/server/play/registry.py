@@ -82,6 +82,8 @@ class Registry:
         """Called after each committed step and when a game is loaded (server/notifications)."""
         self.notice_of_turn: Callable[[str, LiveGame], TurnNotice | None] = lambda gid, after: None
         """The turn notification to write with a game's next step (set by server/notifications)."""
+        self.on_chat: list[Callable[[str, int, int], None]] = []
+        """Called with (game, seat, seq) after a player's chat message is stored (server/notifications)."""
         self.idle: Callable[[Session], bool] = lambda s: False
         """Whether nothing holds a game in memory (set by server/play/lifecycle.py, which knows the
         sockets not yet joined)."""
@@ -98,6 +100,14 @@ class Registry:
 
     def turn_notice(self, game_id: str, after: LiveGame) -> TurnNotice | None:
         return self.notice_of_turn(game_id, after)
+
+    def chatted(self, game_id: str, seat: int, seq: int) -> None:
+        """Run the :attr:`on_chat` hooks; one failing must not fail the message."""
+        for hook in self.on_chat:
+            try:
+                hook(game_id, seat, seq)
+            except Exception:
+                log.exception("game %s: a hook after chat message %d failed", game_id, seq)
 
     def is_idle(self, session: Session) -> bool:
         return self.idle(session)
@@ -129,7 +139,7 @@ class Registry:
     async def _start_clock(self, gid: str, match: Match, spec: ClockSpec | None) -> ClockState | None:
         if spec is None:
             return None
-        st = ClockState.start(spec, match.game.players)
+        st = ClockState.start(spec, match.game.players, self.settings.vacation_days * 86400)
         p = match.state.current_player
         st.turn(p if p >= 0 else None, p >= 0 and match.seats[p].kind == HUMAN, now())
         await asyncio.to_thread(clockstore.create, self.store, gid, st)

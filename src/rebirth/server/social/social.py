@@ -199,6 +199,8 @@ class Social:
             await c.send(error_frame("server_error", hub.committed))
             return
         await self._announce(msg.seq)
+        if seat is not None:  # a player's message: the other players are told (web push)
+            hub.host.chatted(hub.id, seat, msg.seq)
 
     async def _deliver_after(self, after: int) -> None:
         """Send the stored messages after ``after`` to every local connection (holding the lock)."""
