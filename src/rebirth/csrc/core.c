@@ -1547,6 +1547,40 @@ static PyObject *cs_playout(CState *c, PyObject *args) {
     return PyLong_FromLong(k);
 }
 
+/* For the differential test: play on by `policy` (0 random, 1 fast_policy(eps)) to the end,
+ * recording before each step the legal ids and the id chosen, after it the scores, the seat
+ * and the phase, and with `full` the whole packed state. */
+static PyObject *cs_trace(CState *c, PyObject *args) {
+    PyObject *rng;
+    int policy, full;
+    double eps;
+    if (!PyArg_ParseTuple(args, "Oidp", &rng, &policy, &eps, &full)) return NULL;
+    ST(c);
+    MT r;
+    if (mt_from_py(&r, rng)) return NULL;
+    int *buf = legal_buf(c->t), *buf2 = legal_buf(c->t), *lg = legal_buf(c->t);
+    PyObject *out = PyList_New(0);
+    if (!buf || !buf2 || !lg || !out) { PyErr_NoMemory(); goto fail; }
+    while (!SC(S_DONE)) {
+        int k = legal_ids(s, lg);
+        int a = policy ? fast_policy(s, &r, eps, buf, buf2) : random_action_id(s, &r);
+        if (apply_id(s, a)) { rules_error(); goto fail; }
+        PyObject *legal = ints_list(lg, k), *score = ints_list(A + c->t->o_score, c->t->n);
+        PyObject *packed = full ? pack(s) : (Py_INCREF(Py_None), Py_None);
+        if (!legal || !score || !packed) { Py_XDECREF(legal); Py_XDECREF(score); Py_XDECREF(packed); goto fail; }
+        PyObject *item = Py_BuildValue("(NiNiiN)", legal, a, score, SC(S_CUR), SC(S_PHASE), packed);
+        if (!item || PyList_Append(out, item)) { Py_XDECREF(item); goto fail; }
+        Py_DECREF(item);
+    }
+    PyMem_Free(buf); PyMem_Free(buf2); PyMem_Free(lg);
+    if (mt_to_py(&r, rng)) { Py_DECREF(out); return NULL; }
+    return out;
+fail:
+    PyMem_Free(buf); PyMem_Free(buf2); PyMem_Free(lg);
+    Py_XDECREF(out);
+    return NULL;
+}
+
 static int read_weights(PyObject *wt, double *w) {
     if (!PyTuple_Check(wt) || PyTuple_GET_SIZE(wt) != 5) {
         PyErr_SetString(PyExc_TypeError, "weights: a tuple of 5 floats");
@@ -1908,6 +1942,7 @@ static PyMethodDef cs_methods[] = {
     {"fast_policy", (PyCFunction)cs_fast_policy, METH_VARARGS, "mcts.fast_policy(state, rng, eps)"},
     {"playout", (PyCFunction)cs_playout, METH_VARARGS, "playout(rng, policy, eps, plies): steps played"},
     {"projected", (PyCFunction)cs_projected, METH_O, "evaluate.projected(state, weights)"},
+    {"trace", (PyCFunction)cs_trace, METH_VARARGS, "trace(rng, policy, eps, full): every step of a playout"},
     {"score_actions", (PyCFunction)cs_score_actions, METH_VARARGS, "heuristic.score_actions"},
     {"resample", (PyCFunction)cs_resample, METH_VARARGS, "State.resample_from_infostate"},
     {"mcts", (PyCFunction)cs_mcts, METH_VARARGS, "MCTSBot.analyse's search loop"},
