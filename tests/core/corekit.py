@@ -65,7 +65,7 @@ def boards() -> dict[str, Board]:
 def configs() -> list[tuple[str, int, frozenset[str]]]:
     """(board, players, variants): the shipped boards plain and with each variant alone,
     then the small maps plain."""
-    out = []
+    out: list[tuple[str, int, frozenset[str]]] = []
     for b, vs in (("scotland", SCOTLAND_VARIANTS), ("ireland", IRELAND_VARIANTS)):
         for n in (2, 3, 4):
             out.append((b, n, frozenset()))
