@@ -75,7 +75,7 @@ def wilson(k: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 def summary(lines: list[dict[str, Any]], first: Side) -> str:
     share = 0.0
-    cpu_first, cpu_other, moves = 0.0, 0.0, 0
+    cpu_first, cpu_other = 0.0, 0.0
     for g in lines:
         for q, side in enumerate(g["sides"]):
             if tuple(side) == first:
@@ -83,20 +83,20 @@ def summary(lines: list[dict[str, Any]], first: Side) -> str:
                 cpu_first += g["cpu"][q]
             else:
                 cpu_other += g["cpu"][q]
-        moves += 1
     n = len(lines)
     lo, hi = wilson(share, n)
-    return (f"{first[0]} ({first[1]} core): win share {share / max(n, 1):.3f} over {n} games "
-            f"(95% Wilson interval {lo:.3f}-{hi:.3f}); CPU s per game: this side {cpu_first / max(n, 1):.1f}, "
-            f"the others {cpu_other / max(n, 1):.1f}")
+    per = max(n, 1)
+    return (f"{first[0]} ({first[1]} core): win share {share / per:.3f} over {n} games "
+            f"(95% Wilson interval {lo:.3f}-{hi:.3f}); CPU s per game: this side "
+            f"{cpu_first / per:.1f}, the others {cpu_other / per:.1f}")
 
 
 MATCHES: dict[str, tuple[str, int, Callable[[int], list[Side]]]] = {
     # Seats alternate: native hard first in even games.
     "hard-vs-hard": ("scotland", 2, lambda i: [("hard", "native"), ("hard", "pure")] if i % 2 == 0
                      else [("hard", "pure"), ("hard", "native")]),
-    "expert-vs-hard": ("scotland", 3, lambda i: [[("expert", "native"), ("hard", "native"), ("hard", "native")][
-        (q - i) % 3] for q in range(3)]),
+    "expert-vs-hard": ("scotland", 3, lambda i: [
+        [("expert", "native"), ("hard", "native"), ("hard", "native")][(q - i) % 3] for q in range(3)]),
 }
 FIRST: dict[str, Side] = {"hard-vs-hard": ("hard", "native"), "expert-vs-hard": ("expert", "native")}
 
