@@ -1198,6 +1198,8 @@ static PyObject *tables_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
         for (int h = 0; h < ns; h++) {
             /* A settlement space lies in a district; the free list follows the kind. */
             if (t->kind[h] == K_SETTLEMENT && t->district[h] < 0) goto bad;
+            static const int list_of_kind[5] = {L_ENERGY, L_FOOD, L_EITHER, L_EITHER, L_SETTLE};
+            if (t->list_of[h] != list_of_kind[t->kind[h]]) goto bad;
             /* More than 8 neighbours would overflow best_farm_spaces' root list. */
             if (t->nb_off[h + 1] - t->nb_off[h] > 8) goto bad;
         }
@@ -1369,11 +1371,34 @@ static int unpack(St *s, PyObject *seq) {
             return -1;
         }
     }
+    for (int q = 0; q < n; q++) {
+        /* Room for every card still in the deck in each seat's lists (capacity: the cards). */
+        if (CATHC(q)[0] + TOWC(q)[0] + SC(S_DECK_LEN) - SC(S_NEXT_CARD) > t->ncards) {
+            PyErr_SetString(PyExc_ValueError, "native core: more cards than the game has");
+            return -1;
+        }
+    }
+    /* The farm groups: every walk up the forest ends at a root within ns steps. */
+    for (int h = 0; h < ns; h++) {
+        int x = h, k = 0;
+        while (PARENT[x] != x && k <= ns) { x = PARENT[x]; k++; }
+        if (k > ns) {
+            PyErr_SetString(PyExc_ValueError, "native core: a cycle in the farm groups");
+            return -1;
+        }
+    }
     int ph = SC(S_PHASE);
-    if (!SC(S_DONE) && ((ph == PH_PLACE && HAND(SC(S_CUR)) < 0) ||
-                        (ph == PH_EXTRA && SC(S_EXTRA_TILE) < 0) || ph == PH_END)) {
-        PyErr_SetString(PyExc_ValueError, "native core: nothing to place");
-        return -1;
+    if (!SC(S_DONE)) {
+        int p = SC(S_CUR), fd[LCAP_TILES], ok = 1;
+        if (ph == PH_PLACE) ok = HAND(p) >= 0 && has_space_for(s, HAND(p));
+        else if (ph == PH_EXTRA) ok = SC(S_EXTRA_TILE) >= 0 && has_space_for(s, SC(S_EXTRA_TILE));
+        else if (ph == PH_MARK) ok = mark_options(s, p, NULL) > 0;
+        else if (ph == PH_CHANCE) ok = face_down(s, p, fd) > 0;
+        else ok = 0;
+        if (!ok) {
+            PyErr_SetString(PyExc_ValueError, "native core: the seat to act has nothing to do");
+            return -1;
+        }
     }
     return 0;
 }

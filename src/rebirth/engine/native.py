@@ -67,6 +67,11 @@ _MAX_NEIGHBOURS = 8
 _TILE_CAP = 48
 
 
+def extension() -> Any:
+    """The extension module itself (None when not built): for the tests' fuzzer."""
+    return _ext
+
+
 def available() -> bool:
     """Whether the extension module was built and imports."""
     return _ext is not None
@@ -270,11 +275,15 @@ class Native:
         self.tables = tables
 
     def load(self, st: State) -> CStateLike | None:
-        """``st`` in the native core, or None when it cannot go there (table mode)."""
+        """``st`` in the native core, or None when it cannot go there (table mode, or a state
+        the core refuses: one between turns, from :meth:`State.from_facts`, has nobody to act)."""
         packed = pack(st)
         if packed is None or _ext is None:
             return None
-        c: CStateLike = _ext.CState(self.tables, packed)
+        try:
+            c: CStateLike = _ext.CState(self.tables, packed)
+        except ValueError:
+            return None
         return c
 
     def deal(self, seed: int) -> CStateLike:
