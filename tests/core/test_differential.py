@@ -9,6 +9,7 @@ K-1…K-8, I-6…I-11, E-1…E-4, S-6 (neutral blockers) and the deal S-1…S-8.
 
 from __future__ import annotations
 
+import os
 import random
 
 import pytest
@@ -17,8 +18,9 @@ from core.corekit import compare_game, configs, fuzzed_boards, make_game
 from rebirth.engine import native
 from rebirth.engine.game import Game
 
-SEEDS = 210
-"""Games per configuration: 48 configurations, 10,080 games (plus the fuzzed maps')."""
+SEEDS = int(os.environ.get("REBIRTH_DIFF_SEEDS", "210"))
+"""Games per configuration: 48 configurations, 10,080 games (plus the fuzzed maps'); the
+sanitizer run (scripts/test-sanitizer.sh) plays fewer."""
 FULL_EVERY = 10
 
 

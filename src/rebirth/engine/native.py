@@ -54,10 +54,32 @@ class CStateLike(Protocol):
              weights: tuple[float, ...], leaf: Any) -> tuple[int, list[tuple[int, float, float]]]: ...
 
 
-try:
-    from rebirth import _core as _ext  # type: ignore[attr-defined]
-except ImportError:  # no C compiler at install time, or a failed build: the pure engine
-    _ext = None
+LIB_ENV = "REBIRTH_CORE_LIB"
+"""A path to load the extension from instead of the installed one: scripts/test-sanitizer.sh
+points it at a build with AddressSanitizer and UBSan."""
+
+
+def _load_extension() -> Any:
+    path = os.environ.get(LIB_ENV, "").strip()
+    if path:
+        import importlib.machinery
+        import importlib.util
+
+        loader = importlib.machinery.ExtensionFileLoader("rebirth._core", path)
+        spec = importlib.util.spec_from_file_location("rebirth._core", path, loader=loader)
+        if spec is None:
+            raise ImportError(f"{LIB_ENV}={path}: not an extension module")
+        mod = importlib.util.module_from_spec(spec)
+        loader.exec_module(mod)
+        return mod
+    try:
+        from rebirth import _core  # type: ignore[attr-defined]
+    except ImportError:  # no C compiler at install time, or a failed build: the pure engine
+        return None
+    return _core
+
+
+_ext = _load_extension()
 
 CORE_ENV = "REBIRTH_CORE"
 
