@@ -104,7 +104,7 @@ class Worlds:
         # playouts: the same outcomes, in a fraction of the time.
         bridge = native.for_game(game)
         cbase = bridge.load(self.base) if bridge is not None else None
-        self.native = None if cbase is None else [cbase.resample(self.seat, rng) for _ in range(count)]
+        self.native = None if cbase is None else cbase.resample_many(self.seat, rng, count)
         self.states = [] if self.native is not None else [
             self.base.resample_from_infostate(self.seat, rng) for _ in range(count)]
         self.seeds = [rng.getrandbits(64) for _ in range(count)]

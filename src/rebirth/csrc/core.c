@@ -1689,6 +1689,27 @@ static PyObject *cs_resample(CState *c, PyObject *args) {
     return (PyObject *)twin;
 }
 
+/* [resample(seat, rng) for _ in range(count)] with one transfer of the generator's state. */
+static PyObject *cs_resample_many(CState *c, PyObject *args) {
+    int seat, count;
+    PyObject *rng;
+    if (!PyArg_ParseTuple(args, "iOi", &seat, &rng, &count)) return NULL;
+    if (seat < 0 || seat >= c->t->n || count < 0) { PyErr_SetString(PyExc_ValueError, "bad seat or count"); return NULL; }
+    MT r;
+    if (mt_from_py(&r, rng)) return NULL;
+    PyObject *out = PyList_New(count);
+    if (!out) return NULL;
+    for (int i = 0; i < count; i++) {
+        CState *twin = cstate_copy(c);
+        if (!twin) { Py_DECREF(out); return NULL; }
+        St s_ = {twin->t, twin->a};
+        resample(&s_, seat, &r);
+        PyList_SET_ITEM(out, i, (PyObject *)twin);
+    }
+    if (mt_to_py(&r, rng)) { Py_DECREF(out); return NULL; }
+    return out;
+}
+
 /* The outcome of a finished game for `seat` (analysis/estimate.py final_outcome): its
  * return, its score over the board's categories minus the best rival's, and its score. */
 static void final_outcome(St *s, int seat, double *out) {
@@ -1970,6 +1991,7 @@ static PyMethodDef cs_methods[] = {
     {"trace", (PyCFunction)cs_trace, METH_VARARGS, "trace(rng, policy, eps, full): every step of a playout"},
     {"score_actions", (PyCFunction)cs_score_actions, METH_VARARGS, "heuristic.score_actions"},
     {"resample", (PyCFunction)cs_resample, METH_VARARGS, "State.resample_from_infostate"},
+    {"resample_many", (PyCFunction)cs_resample_many, METH_VARARGS, "resample(seat, rng) count times"},
     {"mcts", (PyCFunction)cs_mcts, METH_VARARGS, "MCTSBot.analyse's search loop"},
     {NULL},
 };
