@@ -1,5 +1,10 @@
-"""Build script: pure Python by default; ``REBIRTH_COMPILE=1`` compiles the engine and the
-bots with mypyc (README, "Compiled build").
+"""Build script: the pure Python package plus the native core ``rebirth._core`` (C through the
+CPython API, issue 28) wherever a C compiler and Python's headers exist; ``REBIRTH_COMPILE=1``
+also compiles the engine and the bots with mypyc (README, "Compiled build").
+
+The native core is optional: without a compiler or headers, or when its compile fails, the
+build goes on without it and says so in one sentence (:func:`native_note`); the pure engine
+then plays the same games, slower. ``REBIRTH_CORE=pure`` skips it at build time too.
 
 The metadata lives in pyproject.toml; this file only adds the compiled extension modules.
 When they cannot be built (no mypyc, no C compiler, no Python headers, a type error, a C
@@ -73,6 +78,33 @@ _BUILD_COMMANDS = {"bdist_wheel", "build", "build_ext", "install"}
 # Written into the pure wheel when it replaces a failed compiled build (the backend passes
 # the sentence in REBIRTH_BUILD_NOTE); rebirth.bots.levels.build_note() reads it.
 NOTE_FILE = "rebirth/build_note.txt"
+
+
+NATIVE = "rebirth._core"
+NATIVE_SOURCES = ["src/rebirth/csrc/core.c"]
+
+
+def native_note(reason: str) -> str:
+    """The one sentence a build without the native core prints."""
+    return (f"the native core (rebirth._core) was not built ({reason}), so the pure engine "
+            "plays: the same games, only slower.")
+
+
+def native_extensions() -> list[Extension]:
+    """The native core as an optional extension (none with ``REBIRTH_CORE=pure``, or when no
+    compiler or headers are found: then one sentence says so)."""
+    if not _BUILD_COMMANDS & set(sys.argv[1:]) and "editable_wheel" not in sys.argv[1:]:
+        return [Extension(NATIVE, NATIVE_SOURCES, optional=True)]
+    if os.environ.get("REBIRTH_CORE", "").strip().lower() == "pure":
+        _say(native_note("REBIRTH_CORE=pure"))
+        return []
+    reason = missing_toolchain()
+    if reason is not None:
+        _say(native_note(reason))
+        return []
+    flags = shlex.split(os.environ.get("REBIRTH_CORE_CFLAGS", "-O2"))
+    return [Extension(NATIVE, NATIVE_SOURCES, optional=True, extra_compile_args=flags,
+                      extra_link_args=shlex.split(os.environ.get("REBIRTH_CORE_LDFLAGS", "")))]
 
 
 class CompiledBuildError(RuntimeError):
@@ -155,7 +187,17 @@ def compiler_failure(exc: BaseException) -> str:
 
 
 class ClearBuildExt(build_ext):
-    """build_ext whose failure says, in one line, that the C compile of mypyc's output failed."""
+    """build_ext whose failure says, in one line, that the C compile of mypyc's output failed;
+    a failed native core is left out with one sentence (the pure engine plays)."""
+
+    def build_extension(self, ext: Extension) -> None:
+        if ext.name != NATIVE:
+            super().build_extension(ext)
+            return
+        try:
+            super().build_extension(ext)
+        except Exception as exc:
+            _say(native_note(f"its C compile failed: {compiler_failure(exc)}"))
 
     def run(self) -> None:
         try:
@@ -185,4 +227,5 @@ class NoteBuildPy(build_py):
 
 
 if __name__ == "__main__":  # setuptools runs this file as __main__; tests import it
-    setup(ext_modules=compiled_extensions(), cmdclass={"build_py": NoteBuildPy, "build_ext": ClearBuildExt})
+    setup(ext_modules=[*native_extensions(), *compiled_extensions()],
+          cmdclass={"build_py": NoteBuildPy, "build_ext": ClearBuildExt})

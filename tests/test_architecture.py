@@ -3,7 +3,8 @@
 The *core* is the code that keeps a State's tables: ``engine/state.py`` (the rules),
 ``engine/tables.py`` (the tables), ``engine/table.py`` (table mode, which holds a State) and
 the two modules that fill a state's hidden part from a seat's knowledge,
-``engine/infoset.py`` (``resample``) and ``engine/determinize.py``. Every other module
+``engine/infoset.py`` (``resample``) and ``engine/determinize.py``; and ``engine/native.py``,
+the bridge to the native core (issue 28), which reads and writes every table. Every other module
 under ``src/rebirth`` uses the State's public surface: it calls no private State member
 (``_place``, ``_events``, ``_finish`` ...), imports no private engine name, writes no
 State slot or table (reads of the named tables are fine: they are documented in
@@ -28,7 +29,7 @@ from rebirth.engine.state import State
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "rebirth"
 CORE = frozenset({"engine/state.py", "engine/tables.py", "engine/table.py", "engine/infoset.py",
-                  "engine/determinize.py"})
+                  "engine/determinize.py", "engine/native.py"})
 MUTATORS = frozenset({"append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse",
                       "setdefault", "update", "add", "discard", "__setitem__"})
 SLOTS = frozenset(s for s in State.__slots__ if not s.startswith("__"))

@@ -177,10 +177,12 @@ def test_bench_reports_rates(monkeypatch: pytest.MonkeyPatch) -> None:
         return state
 
     monkeypatch.setattr(rebirth.app.bench, "random_playout", playout)
+    # The pure core's loop is the one the fake clock and the playout stand-in see.
+    monkeypatch.setenv("REBIRTH_CORE", "pure")
     fakeclock.install(monkeypatch, rebirth.app.bench, 0.1)
     # Reads at 0.0 (start), then one after each game: 0.1, 0.2, 0.3 >= 0.25 -> 3 games in 0.3 s.
     r = bench_random(game, runs=3, seconds=0.25)
-    assert r == {"games_per_s": pytest.approx(10.0), "min": pytest.approx(10.0),
+    assert r == {"core": "pure", "games_per_s": pytest.approx(10.0), "min": pytest.approx(10.0),
                  "max": pytest.approx(10.0), "runs": 3}
     assert len(played) == 9 and all(s.is_terminal() for s in played)
 

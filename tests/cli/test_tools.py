@@ -133,6 +133,8 @@ def test_bench_json(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.Monk
     # bench reads a clock that ticks 0.1 s a read: start 0.0, then after each game 0.1, 0.2,
     # 0.3 >= 0.25 -> 3 games in 0.3 s = 10 games/s. MCTS keeps real time; bench times it
     # with two reads, 0.1 s apart, so its rate is the iterations it reports times 10.
+    # The pure core's loops are the ones the fake clock sees (tests/core: the native one).
+    monkeypatch.setenv("REBIRTH_CORE", "pure")
     fakeclock.install(monkeypatch, rebirth.app.bench, 0.1)
     counts: list[int] = []
     real_analyse = MCTSBot.analyse
@@ -148,6 +150,7 @@ def test_bench_json(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.Monk
     out = json.loads(capsys.readouterr().out)
     assert out["board"] == "scotland" and out["players"] == 3 and out["runs"] == 1
     assert out["build"] == build_kind()  # both values: tests/compiled/test_identity.py
+    assert out["core"] == "pure"
     assert out["games_per_s"] == pytest.approx(10.0)
     assert out["min"] == out["max"] == out["games_per_s"]
     assert len(counts) == 1 and counts[0] >= 1

@@ -1,4 +1,5 @@
-"""Speed measurements: random all-bot games per second on one core (the fast path)."""
+"""Speed measurements: random all-bot games per second on one core (the fast path), in the
+core that runs (:func:`rebirth.engine.native.core_kind`: ``"native"`` or ``"pure"``)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import random
 import statistics
 import time
 
+from rebirth.engine import native
 from rebirth.engine.game import Game
 from rebirth.engine.state import State
 
@@ -20,7 +22,12 @@ def random_playout(state: State, rng: random.Random) -> State:
 
 
 def games_per_second(game: Game, *, seconds: float = 1.0, seed: int = 0) -> float:
-    """Deal and play random games for about ``seconds``; games per second."""
+    """Deal and play random games for about ``seconds``; games per second. The native core
+    deals and plays the same games (the same seeds, the same moves) in C."""
+    bridge = native.for_game(game)
+    if bridge is not None:
+        count, secs, _ = bridge.random_games(seed, seconds)
+        return count / secs
     rng = random.Random(seed)
     count = 0
     start = time.perf_counter()
@@ -58,10 +65,11 @@ def bench_mcts(game: Game, *, runs: int = 5, seconds: float = 1.0, seed: int = 0
             "mcts_max": max(rates)}
 
 
-def bench_random(game: Game, *, runs: int = 5, seconds: float = 1.0, seed: int = 0) -> dict[str, float]:
+def bench_random(game: Game, *, runs: int = 5, seconds: float = 1.0, seed: int = 0) -> dict[str, float | str]:
     """Median and spread of :func:`games_per_second` over ``runs`` runs."""
     rates = [games_per_second(game, seconds=seconds, seed=seed + i) for i in range(runs)]
     return {
+        "core": native.core_kind() if native.for_game(game) is not None else "pure",
         "games_per_s": statistics.median(rates),
         "min": min(rates),
         "max": max(rates),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rebirth.bots.base import Bot, register
 from rebirth.bots.evaluate import DEFAULT, Weights, projected
+from rebirth.engine import native
 from rebirth.engine.determinize import determinize
 from rebirth.engine.game import Game
 from rebirth.engine.state import State
@@ -12,6 +13,11 @@ from rebirth.engine.views import View
 
 def score_actions(state: State, seat: int, w: Weights = DEFAULT) -> list[tuple[float, int]]:
     """(value, action id) for every legal action: own projected value minus the best rival's."""
+    bridge = native.for_game(state.game)
+    c = bridge.load(state) if bridge is not None else None
+    if c is not None:
+        # The native core's projection: the same values (tests/core/test_search.py).
+        return c.score_actions(seat, native.weights_tuple(w))
     out: list[tuple[float, int]] = []
     n = state.n
     for aid in state.legal_action_ids():

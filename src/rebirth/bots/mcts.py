@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from rebirth.bots.base import Bot, register
 from rebirth.bots.evaluate import DEFAULT, projected
 from rebirth.bots.heuristic import score_actions
+from rebirth.engine import native
 from rebirth.engine.determinize import determinize
 from rebirth.engine.game import Game
 from rebirth.engine.state import (
@@ -140,17 +141,32 @@ class MCTSBot(Bot):
         vals = projected(st, DEFAULT)
         return vals, self._reward(vals)
 
+    def native_leaf(self) -> bool:
+        """Whether :meth:`leaf` is the heuristic one, which the native core computes itself
+        (a subclass's leaf is called back from the native search)."""
+        return type(self).leaf is MCTSBot.leaf
+
     def analyse(self, view: View) -> list[Candidate]:
-        """Search from ``view``: the root candidates, most visited first."""
+        """Search from ``view``: the root candidates, most visited first. With the native
+        core (:mod:`rebirth.engine.native`) the same search runs there: the same draws, the
+        same tree, the same candidates."""
         rng = self.rng
         base = determinize(self.game, view, rng)
         me = self.seat
         n = base.n
-        ranked = sorted(score_actions(base, me), key=lambda x: (-x[0], x[1]))
+        bridge = native.for_game(self.game)
+        cbase = bridge.load(base) if bridge is not None else None
+        if cbase is not None:
+            scored = cbase.score_actions(me, native.weights_tuple(DEFAULT))
+        else:
+            scored = score_actions(base, me)
+        ranked = sorted(scored, key=lambda x: (-x[0], x[1]))
         if len(ranked) == 1:
             return [Candidate(ranked[0][1], self.game_action_text(ranked[0][1]), 0, 0.0,
                               float(base.score[me]))]
         root_moves = [a for _, a in ranked[: self.top_k]]
+        if bridge is not None and cbase is not None:
+            return self._analyse_native(bridge, base, cbase, root_moves)
         root = _Node(n)
         deadline = time.perf_counter() + self.seconds if self.seconds else None
         it = 0
@@ -223,6 +239,29 @@ class MCTSBot(Bot):
                 out.append(Candidate(a, text, 0, 0.0, float(base.score[me])))
             else:
                 out.append(Candidate(a, text, ch.visits, ch.w[me] / ch.visits, ch.value / ch.visits))
+        out.sort(key=lambda x: (-x.visits, -x.reward, x.aid))
+        return out
+
+    def _analyse_native(self, bridge: native.Native, base: State, cbase: native.CStateLike,
+                        root_moves: list[int]) -> list[Candidate]:
+        """:meth:`analyse`'s search loop in the native core (bots/mcts.py's loop, in C)."""
+        me = self.seat
+        leaf = None
+        if not self.native_leaf():
+            def leaf(c: native.CStateLike) -> tuple[list[float], list[float]]:
+                return self.leaf(bridge.to_state(c, base))
+        it, stats = cbase.mcts(me, self.rng, root_moves,
+                               -1 if self.iterations is None else self.iterations,
+                               float(self.seconds or 0.0), self.c, self.playout_plies,
+                               self.temperature, native.weights_tuple(DEFAULT), leaf)
+        self.last_stats = {"iterations": it}
+        out = []
+        for a, (visits, w, value) in zip(root_moves, stats, strict=True):
+            text = self.game_action_text(a)
+            if visits == 0:
+                out.append(Candidate(a, text, 0, 0.0, float(base.score[me])))
+            else:
+                out.append(Candidate(a, text, visits, w / visits, value / visits))
         out.sort(key=lambda x: (-x.visits, -x.reward, x.aid))
         return out
 
