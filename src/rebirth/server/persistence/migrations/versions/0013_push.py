@@ -2,7 +2,7 @@
 (server/persistence/push.py).
 
 Revision ID: 0013_push
-Revises: 0015_open (re-chained after merging main)
+Revises: 0009_seatnotify (re-chained after merging main)
 Create Date: 2026-12-02
 """
 
@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0013_push"
-down_revision = "0015_open"
+down_revision = "0009_seatnotify"
 branch_labels = None
 depends_on = None
 
