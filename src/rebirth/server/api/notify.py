@@ -54,7 +54,8 @@ async def get_channels(hub: GameHub, tok: GameToken, notifier: NotifierDep) -> d
     own = await asyncio.to_thread(seatnotify.policy, notifier.store, hub.id, seat)
     return {"seat": seat, "webhook": sub.webhook if sub else None, "email": sub.email if sub else None,
             "email_available": "email" in notifier.channels(), "policy": own,
-            "policy_used": await notifier.policy(hub.id, seat), "push": await has_push(notifier, hub.id, seat)}
+            "policy_used": await notifier.policy(hub.id, seat),
+            "push": await has_push(notifier, hub.id, seat)}
 
 
 class ChannelsBody(NotifySpec):

@@ -151,7 +151,8 @@ async def _pair(registry: Registry, t: og.Ticket, lang: str) -> og.Ticket:
     group's accounts, in random seat order) and tell every ticket its seat."""
     group = await asyncio.to_thread(og.match, registry.store, t.id)
     if group is None:
-        return (await asyncio.to_thread(og.ticket, registry.store, t.id)) or t
+        now: og.Ticket | None = await asyncio.to_thread(og.ticket, registry.store, t.id)
+        return now or t
     secrets.SystemRandom().shuffle(group)
     names = await asyncio.to_thread(og.names_of, registry.store, [g.account for g in group])
     clock = spec_of(_clock_body(t.clock), registry.settings.min_clock_s)
@@ -168,7 +169,8 @@ async def _pair(registry: Registry, t: og.Ticket, lang: str) -> og.Ticket:
         await asyncio.to_thread(og.unmatch, registry.store, group)
         raise
     await asyncio.to_thread(og.paired, registry.store, group, hub.id)
-    return (await asyncio.to_thread(og.ticket, registry.store, t.id)) or t
+    made: og.Ticket | None = await asyncio.to_thread(og.ticket, registry.store, t.id)
+    return made or t
 
 
 def _clock_body(doc: dict[str, Any] | None) -> ClockBody | None:
@@ -221,5 +223,5 @@ async def play_now_cancel(ticket: str, account: CurrentAccount, registry: Regist
     """Stop waiting (a ticket paired already stays paired: its game is made)."""
     t = await _own_ticket(registry, ticket, account)
     await asyncio.to_thread(og.cancel, registry.store, t.id, account.id)
-    t = (await asyncio.to_thread(og.ticket, registry.store, t.id)) or t
-    return await _answer(registry, t, response)
+    after: og.Ticket | None = await asyncio.to_thread(og.ticket, registry.store, t.id)
+    return await _answer(registry, after or t, response)
