@@ -21,6 +21,7 @@ from rebirth.server.api import analysis, calc, data, health, lobby, openapi, pla
 from rebirth.server.api import clocks as clockapi
 from rebirth.server.api import notify as notify_api
 from rebirth.server.api import pages as static
+from rebirth.server.api import ratings as ratings_api
 from rebirth.server.api import tables as table
 from rebirth.server.errors import ApiError, error_response, texts
 from rebirth.server.metrics import Metrics
@@ -29,6 +30,7 @@ from rebirth.server.operations.caps import Caps
 from rebirth.server.operations.guard import CLIENT_CLOSED, CLIENT_GONE, Guard
 from rebirth.server.operations.throttle import RateLimit, Throttle
 from rebirth.server.persistence.store import Store
+from rebirth.server.play import results as game_results
 from rebirth.server.play.lifecycle import Lifecycle
 from rebirth.server.play.registry import GameFactory, Registry, SeedFactory, log
 from rebirth.server.play.session import ServerError
@@ -86,6 +88,8 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
         app.state.notifier = notifier = notify.Notifier(store, settings, registry)
         notify.attach(registry, notifier)
         notifier.start()
+        # The end of each game: its result stored, then rated (server/play/results.py).
+        app.state.results = results = game_results.attach(registry)
         # The table companion: the same authority-and-registry pattern, on the same store.
         app.state.tables = TableRegistry(store)
         if settings.redis_url:
@@ -104,6 +108,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
             await lifecycle.drain(settings.shutdown_grace)
             await registry.close()
             await notifier.close()
+            await results.close()
             await store.aclose()
             store.close()
 
@@ -211,6 +216,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     app.include_router(table.router)
     app.include_router(analysis.router)
     app.include_router(rematch.router)
+    app.include_router(ratings_api.router)
     app.include_router(static.router)
     app.mount("/static", static.static_files(settings), name="static")
     return app
