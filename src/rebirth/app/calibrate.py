@@ -1,10 +1,12 @@
 """Calibrating the bot levels' fixed ratings with arena games (docs/ratings.md).
 
-For each board × player count the schedule cycles through every set of distinct levels of
-that size (so each level meets each other level equally often), each set's seats rotated
-from game to game, plus games among the cheap levels only (random, easy, greedy, normal),
-which cost a fraction of a second. Games are played round by round across all board ×
-player counts, so a run stopped by its CPU budget leaves every configuration with a share.
+The cheap levels (random, easy, greedy, normal: a fraction of a second per game) play each
+other in every board × player count, every set of distinct levels in turn with its seats
+rotated. The searching levels (hard, expert: seconds per move) play two-player games only —
+against ``normal`` and against each other — and their three- and four-player ratings are
+carried over from two players by their margin over ``normal`` (:func:`document`), because
+the CPU for measuring them in every player count was not there. Games are played round by
+round across the boards, so a run stopped by its CPU budget leaves every board a share.
 
 The fit: openskill's Plackett–Luce update with ``tau = 0`` (strengths held still), one pass
 over the games from the default prior, in several random orders whose μ and σ are averaged
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -69,25 +72,33 @@ def _rotate(seats: Sequence[str], r: int) -> tuple[str, ...]:
     return tuple(seats[r:]) + tuple(seats[:r])
 
 
-def schedule(levels: Sequence[str] = LEVELS, cheap: Sequence[str] = CHEAP, *,
+EXPENSIVE = ("hard", "expert")
+"""Levels that search (seconds per move): measured in two-player games only (docs/ratings.md)."""
+EXPENSIVE_SETS = (("hard", "normal"), ("expert", "normal"), ("hard", "expert"))
+"""The two-player games that place the searching levels: against the best cheap level and
+against each other."""
+
+
+def schedule(sets: Sequence[tuple[str, ...]] = EXPENSIVE_SETS, cheap: Sequence[str] = CHEAP, *,
              boards: Sequence[str] = BOARDS, players: Sequence[int] = PLAYERS,
-             cheap_per_round: int = 2, seed: int = 0) -> Iterator[Task]:
-    """The endless round-robin of calibration games (see the module's docstring)."""
-    mixed = {n: list(itertools.combinations(levels, n)) for n in players}
+             cheap_per_round: int = 4, seed: int = 0) -> Iterator[Task]:
+    """The endless round-robin of calibration games (see the module's docstring): each round,
+    on each board, ``cheap_per_round`` games of the cheap levels per player count (every set
+    of distinct cheap levels in turn, its seats rotated), and one game of each of ``sets``
+    (their seats alternating from round to round)."""
     light = {n: list(itertools.combinations(cheap, n)) if len(cheap) >= n else [] for n in players}
     index = 0
     for r in itertools.count():
         for board in boards:
+            picks: list[tuple[str, ...]] = []
             for n in players:
-                sets = mixed[n]
-                picks = [_rotate(sets[r % len(sets)], r // len(sets))]
-                if light[n]:
-                    for k in range(cheap_per_round):
-                        j = r * cheap_per_round + k
-                        picks.append(_rotate(light[n][j % len(light[n])], j // len(light[n])))
-                for seats in picks:
-                    index += 1
-                    yield Task(board, n, seats, seed, index)
+                for k in range(cheap_per_round if light[n] else 0):
+                    j = r * cheap_per_round + k
+                    picks.append(_rotate(light[n][j % len(light[n])], j // len(light[n])))
+            picks += [_rotate(seats, r) for seats in sets]
+            for seats in picks:
+                index += 1
+                yield Task(board, len(seats), seats, seed, index)
 
 
 def play(task: Task) -> Played:
@@ -167,18 +178,39 @@ def fit_all(games: Sequence[Played], *,
     return {key: fit(gs, orders=orders) for key, gs in sorted(by.items())}
 
 
+CARRY_MIN = 10
+"""Fewer measured games than this in a three- or four-player count: a searching level's
+rating there is carried over from two players (:func:`document`)."""
+
+
+def carried(two: dict[str, tuple[Rating, int]], here: dict[str, tuple[Rating, int]],
+            level: str, anchor: str = "normal") -> Rating:
+    """``level``'s rating in another player count from its two-player margin over ``anchor``:
+    μ = μ_anchor + (μ₂ − μ₂_anchor); σ adds the three uncertainties in quadrature."""
+    (lv2, _), (an2, _), (an, _) = two[level], two[anchor], here[anchor]
+    return Rating(an.mu + lv2.mu - an2.mu, math.sqrt(lv2.sigma ** 2 + an2.sigma ** 2 + an.sigma ** 2))
+
+
 def document(games: Sequence[Played], *, orders: int = 20, note: str = "") -> dict[str, Any]:
     """The ``data/ratings/bots.json`` document of a calibration (validated by
-    :func:`rebirth.app.ratings.validate_bot_ratings`)."""
+    :func:`rebirth.app.ratings.validate_bot_ratings`). Every level's entry says its
+    ``source``: ``measured`` (fitted from its own games there) or ``from 2p`` (carried over,
+    :func:`carried`)."""
     fitted = fit_all(games, orders=orders)
     table: dict[str, dict[str, dict[str, Any]]] = {}
     cost: dict[str, dict[str, float]] = {}
     for (board, n), per in fitted.items():
-        table.setdefault(board, {})[str(n)] = {
-            lv: {"mu": round(r.mu, 3), "sigma": round(r.sigma, 3), "games": c,
-                 "rating": r.display}
-            for lv, (r, c) in per.items()
-        }
+        two = fitted.get((board, 2))
+        entries: dict[str, Any] = {}
+        for lv in LEVELS:
+            r, c = per.get(lv, (Rating(), 0))
+            source = "measured"
+            if n > 2 and lv in EXPENSIVE and c < CARRY_MIN and two is not None \
+                    and lv in two and "normal" in two and "normal" in per:
+                r, source = carried(two, per, lv), "from 2p"
+            entries[lv] = {"mu": round(r.mu, 3), "sigma": round(r.sigma, 3), "games": c,
+                           "rating": r.display, "source": source}
+        table.setdefault(board, {})[str(n)] = entries
         cost.setdefault(board, {})[str(n)] = round(
             sum(g.cpu for g in games if g.board == board and g.players == n), 1)
     return {"version": 1,
