@@ -89,7 +89,7 @@ def test_the_shipped_bot_ratings_are_complete_and_valid() -> None:
 
 
 def _broken(path: list[str], value: Any) -> dict[str, Any]:
-    doc = copy.deepcopy(SHIPPED)
+    doc: dict[str, Any] = copy.deepcopy(SHIPPED)
     cur = doc
     for k in path[:-1]:
         cur = cur[k]
