@@ -29,7 +29,8 @@ def _until(page: Any, js: str, timeout: float = 20.0) -> Any:
 def test_pages_work_under_the_csp(live_server: LiveServer, new_context: Any) -> None:
     res = new_game(live_server, {"board": "scotland", "players": 2,
                                  "seats": [{"kind": "human"}, {"kind": "normal"}]})
-    urls = ["/", "/calculator", "/table?lang=en", res["links"]["seats"][0]["url"]]
+    urls = ["/", "/calculator", "/table?lang=en", "/leaderboard", "/players/Nobody",
+            res["links"]["seats"][0]["url"]]
     for url in urls:
         ctx = new_context(bypass_csp=False)
         ctx.add_init_script(RECORD)

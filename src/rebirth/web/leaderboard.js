@@ -20,6 +20,7 @@ async function show() {
   }
   render();
   S.version += 1;
+  document.body.dataset.ready = "1";
 }
 
 function render() {

@@ -21,7 +21,7 @@ function render() {
   document.title = `Rebirth — ${p.name}`;
   $("status").textContent = p.stats.length ? "" : t(lang, "ratings.no_games");
   $("stats").replaceChildren(...p.stats.map((s) => h("tr", {},
-    h("td", {}, t(lang, `board.${s.board}`)), h("td", { class: "num" }, s.players),
+    h("td", {}, `${t(lang, `board.${s.board}`)} · ${s.players}`),
     h("td", { class: "num" }, s.games), h("td", { class: "num" }, pct(s.win_share)),
     h("td", { class: "num" }, s.average_score.toFixed(1)),
     h("td", { class: "num" }, s.rating === null ? "–" : s.rating))));
@@ -36,7 +36,7 @@ function render() {
     const s = rated.find((x) => key(x) === S.series);
     $("chart").replaceChildren(ratingChart(s.history, {
       label: t(lang, "ratings.chart_label", { where: where(s.board, s.players), rating: s.rating }),
-      xLabel: t(lang, "ratings.rated_games") }));
+      xLabel: t(lang, "ratings.rated_games"), width: $("chart").clientWidth }));
   }
   $("recent").replaceChildren(...p.recent.map((g) => h("li", {},
     h("span", {}, where(g.board, g.players)),
@@ -57,6 +57,7 @@ async function load() {
   }
   render();
   S.version += 1;
+  document.body.dataset.ready = "1";
 }
 
 async function main() {

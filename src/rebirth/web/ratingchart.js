@@ -5,8 +5,9 @@ import { sv } from "./common.js";
 /** The SVG chart of `points` ([{rating, before, at}], oldest first); `label` names it for
  * assistive technology, `xLabel` the x axis. The line starts at the first game's rating
  * before it, so a single game already shows its change. */
-export function ratingChart(points, { label = "", xLabel = "" } = {}) {
-  const W = 640; const H = 260; const left = 48; const right = 16; const top = 16; const bottom = 36;
+export function ratingChart(points, { label = "", xLabel = "", width = 640 } = {}) {
+  // Drawn at the width it is shown at (a phone's ~360 px), so its labels keep their size.
+  const W = Math.round(Math.max(300, Math.min(720, width))); const H = Math.round(Math.min(260, W * 0.6)); const left = 48; const right = 16; const top = 16; const bottom = 36;
   const values = points.length ? [points[0].before, ...points.map((p) => p.rating)] : [1000];
   let lo = Math.min(...values); let hi = Math.max(...values);
   const span = Math.max(40, hi - lo);
