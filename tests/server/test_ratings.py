@@ -14,6 +14,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
+from canaries import SEED_CANARY, canary_game
 from rebirth.app.ratings import MU, Rating, bot_rating, display
 from rebirth.server.api.ratings import ratings_of
 from rebirth.server.persistence import ratings as rs
@@ -212,8 +213,9 @@ def test_the_profile_has_statistics_rating_history_and_recent_games(tmp_path: Pa
 def test_a_game_played_to_its_end_is_recorded_and_rated_by_the_hook(tmp_path: Path) -> None:
     """End to end on one worker: a human account against an ``easy`` bot, played over the
     socket; the end-of-game hook stores the result and rates the human once (loading the game
-    again changes nothing)."""
-    with kit.client(tmp_path) as c:
+    again changes nothing). Dealt from the canary seed with canary mission cards: neither
+    reaches the profile or the leaderboard (only finished games' scores and places do)."""
+    with kit.client(tmp_path, game_factory=canary_game, seed_factory=lambda: SEED_CANARY) as c:
         store = store_of(c)
         ratingskit.create_standins(store)
         ada = ratingskit.account(store, "Ada")
@@ -243,6 +245,10 @@ def test_a_game_played_to_its_end_is_recorded_and_rated_by_the_hook(tmp_path: Pa
         time.sleep(0.3)
         assert count(store, rs.rated_games) == 1 and count(store, rs.rating_history) == 1
         assert results.rated == [gid]
+        blob = c.get("/api/players/Ada").text + c.get("/api/ratings").text
+        assert gid in blob
+        for canary in (str(SEED_CANARY), f"{SEED_CANARY:x}", "CANARY", *toks.values()):
+            assert canary not in blob
 
 
 def test_without_the_accounts_tables_a_game_end_still_stores_its_result(tmp_path: Path) -> None:
