@@ -27,6 +27,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--log", type=Path, required=True, help="JSON-lines log of every game (appended)")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--refit", action="store_true", help="only fit the games already in --log")
+    ap.add_argument("--cheap-only", action="store_true",
+                    help="play only the cheap levels' games (random, easy, greedy, normal)")
+    ap.add_argument("--fit", type=Path, action="append", default=[],
+                    help="further logs whose games the fit also reads (repeatable)")
     a = ap.parse_args(argv)
     if not a.refit:
         t0 = time.monotonic()
@@ -35,9 +39,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{time.monotonic() - t0:7.0f}s cpu {spent:7.0f}s {p.board} {p.players}p "
                   f"{','.join(p.kinds)} {p.scores} {p.cpu:.1f}s", flush=True)
 
-        calibrate.run(calibrate.schedule(seed=a.seed), cpu_budget=a.cpu, jobs=a.jobs, log=a.log,
+        sets = () if a.cheap_only else calibrate.EXPENSIVE_SETS
+        calibrate.run(calibrate.schedule(sets, seed=a.seed), cpu_budget=a.cpu, jobs=a.jobs, log=a.log,
                       max_games=a.games, progress=show)
-    games = calibrate.read_log(a.log)
+    games = [g for log in [a.log, *a.fit] for g in calibrate.read_log(log)]
     doc = calibrate.document(games, note=f"seed {a.seed}; {len(games)} games")
     text = json.dumps(doc, indent=1, sort_keys=True) + "\n"
     if a.out is not None:
