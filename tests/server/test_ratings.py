@@ -168,6 +168,7 @@ def test_leaderboard_best_first_with_a_minimum_of_games(tmp_path: Path) -> None:
         assert all(e["games"] == rs.MIN_GAMES for e in body["ratings"])
         assert body["min_games"] == rs.MIN_GAMES
         assert c.get("/api/ratings", params={"board": "ireland", "players": 2}).json()["ratings"] == []
+        assert c.get("/api/players/Gone").status_code == 404  # a deleted account has no profile
 
 
 def test_leaderboard_refuses_bad_queries_in_the_one_error_shape(tmp_path: Path) -> None:

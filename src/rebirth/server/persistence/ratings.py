@@ -47,7 +47,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 
 from rebirth.app.ratings import LEVELS, Entrant, Rating, Z, bot_rating, display, places, rate
-from rebirth.server.persistence.store import Store, games, metadata, seats
+from rebirth.server.persistence.store import Store, metadata, seats
 
 game_results = Table(
     "game_results", metadata,
@@ -330,8 +330,9 @@ def _finished(store: Store, account: str, limit: int | None) -> list[dict[str, A
         if limit is not None:
             q = q.limit(limit)
         rows = c.execute(q).mappings().all()
+        # Which were rated: asked only for a page of recent games (the statistics do not need it).
         rated = {str(g) for (g,) in c.execute(select(rated_games.c.game).where(
-            rated_games.c.game.in_([r["game"] for r in rows])))} if rows else set()
+            rated_games.c.game.in_([r["game"] for r in rows])))} if rows and limit is not None else set()
     out: list[dict[str, Any]] = []
     for r in rows:
         scores = json.loads(r["scores"])
@@ -361,11 +362,3 @@ def history(store: Store, account: str, board: str | None = None,
              "before": display(r["mu_before"], r["sigma_before"]), "at": round(float(r["at"]), 3)}
             for r in reversed(rows)]
 
-
-def game_ids_over(store: Store) -> list[str]:
-    """Finished games whose result is not stored yet (a worker died between the end and the
-    record): what a start-up sweep may record."""
-    with store.engine.connect() as c:
-        q = (select(games.c.id).outerjoin(game_results, game_results.c.game == games.c.id)
-             .where(games.c.status == "over", game_results.c.game.is_(None)))
-        return [str(g) for (g,) in c.execute(q).all()]
