@@ -30,6 +30,7 @@ def test_pages_work_under_the_csp(live_server: LiveServer, new_context: Any) -> 
     res = new_game(live_server, {"board": "scotland", "players": 2,
                                  "seats": [{"kind": "human"}, {"kind": "normal"}]})
     urls = ["/", "/calculator", "/table?lang=en", "/signin", "/account", "/unsubscribe#u=none",
+            "/leaderboard", "/players/Nobody",
             res["links"]["seats"][0]["url"]]
     for url in urls:
         ctx = new_context(bypass_csp=False)

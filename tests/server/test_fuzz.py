@@ -131,6 +131,43 @@ def test_fuzz_push_and_vacation_bodies(tmp_path: Path) -> None:
         check()
         assert c.get(f"/api/games/{gid}").status_code == 200
         assert c.get("/api/push/key").status_code == 200
+QUERY = st.one_of(st.text(max_size=50), st.integers(-(2**70), 2**70).map(str),
+                  st.sampled_from(["scotland", "ireland", "2", "3", "4", "", "../maps", "%00"]))
+
+
+def test_fuzz_ratings_and_profiles(tmp_path: Path) -> None:
+    """The leaderboard's query and a profile's name, random and malformed: never a 5xx, every
+    refusal in the one error shape; with the account tables there (ratingskit's stand-ins)
+    and a rated account, answers stay well-formed."""
+    from rebirth.server.persistence import ratings as rs
+    from server import ratingskit
+
+    with kit.client(tmp_path) as c:
+        store = c.app.state.registry.store  # type: ignore[attr-defined]
+        ratingskit.create_standins(store)
+        ada, bo = ratingskit.account(store, "Ada"), ratingskit.account(store, "Bo")
+        gid = kit.new_game(c, players=2, seats=[{"kind": "human"}, {"kind": "human"}])["game"]
+        ratingskit.seat(store, gid, 0, ada)
+        ratingskit.seat(store, gid, 1, bo)
+        ratingskit.rated(store, gid)
+        rs.record_result(store, rs.FinalResult(gid, "scotland", 2, (120, 100), (0,)))
+        assert rs.rate_game(store, gid) is not None
+
+        @FUZZ
+        @given(board=st.none() | QUERY, players=st.none() | QUERY, name=QUERY,
+               extra=st.dictionaries(st.sampled_from(["limit", "board", "x"]), QUERY, max_size=2))
+        def check(board: str | None, players: str | None, name: str, extra: dict[str, str]) -> None:
+            params = {k: v for k, v in (("board", board), ("players", players)) if v is not None}
+            path = name.replace("/", "%2F").replace("?", "%3F").replace("#", "%23")
+            for r in (c.get("/api/ratings", params={**extra, **params}), c.get("/api/players/" + path)):
+                assert r.status_code < 500, (board, players, name, r.text)
+                if r.status_code >= 400:
+                    assert r.json()["error"]["code"]
+                else:
+                    assert "ratings" in r.json() or "stats" in r.json()
+
+        check()
+        assert c.get("/api/players/Ada").json()["stats"][0]["rating"] is not None
 
 
 def test_fuzz_websocket_messages(tmp_path: Path) -> None:

@@ -130,16 +130,16 @@ def test_the_rating_range_widens_with_waiting_and_a_left_page_is_not_paired(tmp_
         s = store(c)
         ann, bob = person(c, "ann@example.org"), person(c, "bob@example.org")
         a = og.ask(s, ann["X-Account"], "scotland", 2, None, 0.0)
-        b = og.ask(s, bob["X-Account"], "scotland", 2, None, 20.0)
-        # 20 apart: too far at first; both pages keep asking every 5 s, and after 34 s each
-        # accepts 3 + 0.5 * 34 = 20.
+        b = og.ask(s, bob["X-Account"], "scotland", 2, None, 400.0)
+        # 400 apart: too far at first; both pages keep asking every 5 s, and after 30 s each
+        # accepts 100 + 10 * 30 = 400.
         group = None
         waited = 0.0
         while group is None and waited < 60:
             waited += 5
             group = og.match(s, a.id, now=a.created + waited) or og.match(s, b.id, now=a.created + waited)
         assert group is not None and {t.account for t in group} == {ann["X-Account"], bob["X-Account"]}
-        assert waited == 35, waited
+        assert waited == 30, waited
         cai, dan = person(c, "cai@example.org"), person(c, "dan@example.org")
         x = og.ask(s, cai["X-Account"], "ireland", 2, None, 0.0)
         y = og.ask(s, dan["X-Account"], "ireland", 2, None, 0.0)
@@ -150,7 +150,7 @@ def test_the_rating_range_widens_with_waiting_and_a_left_page_is_not_paired(tmp_
 
 def test_choose_takes_the_closest_players_who_accept_each_other() -> None:
     t = [og.Ticket(str(i), f"a{i}", "p", "scotland", 3, None, r, 0.0, "waiting", None, None)
-         for i, r in enumerate([0.0, 2.0, 50.0, 1.0])]
+         for i, r in enumerate([0.0, 20.0, 500.0, 10.0])]
     group = og.choose(t[0], t[1:], now=1.0)
     assert group is not None and [g.id for g in group] == ["0", "3", "1"]
     assert og.choose(t[2], [t[0], t[1]], now=1.0) is None

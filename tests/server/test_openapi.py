@@ -147,6 +147,34 @@ def test_fuzz_every_operation(live: str) -> None:
     assert failures == [], "\n\n".join(failures)
 
 
+def test_fuzz_the_ratings_routes_with_accounts(tmp_path: Path) -> None:
+    """The leaderboard and the profile with the account tables there (the stand-ins of
+    tests/server/ratingskit.py) and a rated account: every answer as the schema says."""
+    from rebirth.server.persistence import ratings as rs
+    from rebirth.server.persistence.store import Store
+    from server import ratingskit
+
+    settings_ = kit.settings(tmp_path)
+    with serving(create_app(settings_)) as base:
+        store = Store(settings_.resolved_database_url())
+        try:
+            ratingskit.create_standins(store)
+            ids = [ratingskit.account(store, n) for n in ("Ada", "Bo")]
+            for _ in range(rs.MIN_GAMES):
+                r = httpx.post(f"{base}/api/games", json={"players": 2, "seats": [{"kind": "human"}] * 2})
+                gid = r.json()["game"]
+                for seat, aid in enumerate(ids):
+                    ratingskit.seat(store, gid, seat, aid)
+                ratingskit.rated(store, gid)
+                rs.record_result(store, rs.FinalResult(gid, "scotland", 2, (120, 100), (0,)))
+                rs.rate_game(store, gid)
+        finally:
+            store.close()
+        assert len(httpx.get(f"{base}/api/ratings").json()["ratings"]) == 2
+        failures = fuzz(base, paths=("/api/ratings", "/api/players/{name}"))
+        assert failures == [], "\n\n".join(failures)
+
+
 def _bearer(url: str) -> str:
     return f"Bearer {kit.token(url)}"
 

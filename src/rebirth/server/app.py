@@ -36,6 +36,7 @@ from rebirth.server.api import clocks as clockapi
 from rebirth.server.api import notify as notify_api
 from rebirth.server.api import pages as static
 from rebirth.server.api import push as push_api
+from rebirth.server.api import ratings as ratings_api
 from rebirth.server.api import tables as table
 from rebirth.server.api import transfer as transfer_api
 from rebirth.server.errors import ApiError, error_response, texts
@@ -46,6 +47,7 @@ from rebirth.server.operations.guard import CLIENT_CLOSED, CLIENT_GONE, Guard
 from rebirth.server.operations.throttle import RateLimit, Throttle
 from rebirth.server.persistence import seatnotify
 from rebirth.server.persistence.store import Store
+from rebirth.server.play import results as game_results
 from rebirth.server.play.lifecycle import Lifecycle
 from rebirth.server.play.registry import GameFactory, Registry, SeedFactory, log
 from rebirth.server.play.session import ServerError
@@ -107,6 +109,8 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
         notifier.start()
         # Sign-in links (server/accounts/signin.py): made and mailed off the request path.
         app.state.signin_mailer = mailer = SigninMailer(store, settings)
+        # The end of each game: its result stored, then rated (server/play/results.py).
+        app.state.results = results = game_results.attach(registry)
         # The table companion: the same authority-and-registry pattern, on the same store.
         app.state.tables = TableRegistry(store)
         if settings.redis_url:
@@ -126,6 +130,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
             await registry.close()
             await notifier.close()
             await mailer.close()
+            await results.close()
             await store.aclose()
             store.close()
 
@@ -238,6 +243,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     app.include_router(analysis.router)
     app.include_router(rematch.router)
     app.include_router(account.router)
+    app.include_router(ratings_api.router)
     app.include_router(static.router)
     app.mount("/static", static.static_files(settings), name="static")
     return app

@@ -23,6 +23,8 @@ from rebirth.server.clocks.changes import ClockBody, spec_of
 from rebirth.server.errors import ApiError, texts
 from rebirth.server.pages.data import require_board
 from rebirth.server.persistence import open_games as og
+from rebirth.server.persistence.ratings import displayed_rating
+from rebirth.server.persistence.store import Store
 from rebirth.server.play.registry import Registry
 
 router = APIRouter(prefix="/api", tags=["open games"])
@@ -123,10 +125,10 @@ def _clock_doc(body: ClockBody | None) -> dict[str, Any] | None:
     return None if body is None else body.model_dump()
 
 
-def pairing_rating(store: Any, account: str, board: str, players: int) -> float:
-    """The rating "Play now" pairs by (the account's displayed rating for this board and
-    player count; a new player's is the start rating's)."""
-    return 0.0  # MERGE: ratings.displayed_rating
+def pairing_rating(store: Store, account: str, board: str, players: int) -> float:
+    """The rating "Play now" pairs by: the account's displayed rating for this board and player
+    count (a newcomer's: the start rating's)."""
+    return float(displayed_rating(store, account, board, players))
 
 
 async def _answer(registry: Registry, t: og.Ticket, response: Response) -> dict[str, Any]:

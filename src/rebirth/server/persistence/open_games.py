@@ -72,12 +72,13 @@ pairing = Table(
     Index("ix_pairing_pool_status", "pool", "status"),
 )
 
-RANGE_START = 3.0
-"""The rating difference (openskill ordinal points) two players accept at once."""
-RANGE_GROWTH = 0.5
+RANGE_START = 100.0
+"""The displayed-rating difference two players accept at once (docs/ratings.md: 40 display
+points are one openskill mu)."""
+RANGE_GROWTH = 10.0
 """How much wider the accepted difference gets per second of waiting."""
-RANGE_MAX = 60.0
-"""The widest it gets (after about two minutes: anyone in the pool)."""
+RANGE_MAX = 1000.0
+"""The widest it gets (after 90 s: anyone in the pool)."""
 POLL_STALE = 15.0
 """A waiting ticket whose page has not asked about it for this long is dropped: its player left
 (the page asks every two seconds)."""
