@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.exc import SQLAlchemyError
 
-from rebirth.app.match import HUMAN
+from rebirth.app.match import HUMAN, OUTSIDE
 from rebirth.bots.base import BotError
 from rebirth.engine.board import MapError
 from rebirth.engine.game import SetupError
@@ -38,7 +38,9 @@ class SeatSpec(BaseModel):
     """One seat of a new game."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-    kind: Literal["human", "easy", "normal", "hard", "expert"] = "human"
+    kind: Literal["human", "remote", "easy", "normal", "hard", "expert"] = "human"
+    """``remote``: a program plays the seat over the bot API (docs/bot-api.md); it claims the
+    seat's invitation as a browser does."""
     name: str | None = Field(default=None, max_length=40)
     notify: NotifySpec | None = None
     """How a human seat's player is told it is their turn (server/notifications/notifier.py)."""
@@ -177,7 +179,7 @@ async def revoke(game_id: str, seat: int, registry: RegistryDep, hub: GameHub,
         raise ApiError(403, "forbidden")
     if not 0 <= seat < hub.game.players:
         raise ApiError(404, "unknown_seat")
-    if hub.match.seats[seat].kind != HUMAN:
+    if hub.match.seats[seat].kind not in OUTSIDE:
         raise ApiError(409, "not_human")
     try:
         role, code = await asyncio.to_thread(invites.reopen, registry.store, game_id, seat, hub.row.hotseat)

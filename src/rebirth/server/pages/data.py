@@ -7,10 +7,10 @@ import json
 from importlib import resources
 from typing import Any
 
-from rebirth.app.match import HUMAN
+from rebirth.app.match import HUMAN, REMOTE
 from rebirth.server.errors import ApiError, texts
 
-KINDS = (HUMAN, "easy", "normal", "hard", "expert")
+KINDS = (HUMAN, "easy", "normal", "hard", "expert", REMOTE)
 """The seat kinds a new game may have."""
 
 
