@@ -68,27 +68,30 @@ async def _limited(request: Request, settings: SettingsDep, token_hash: str) -> 
 STREAM_DOC: dict[int | str, dict[str, Any]] = {
     200: {"description": "NDJSON lines: game, state…, over (docs/protocol.md, \"Bot API\")",
           "content": {NDJSON: {"schema": {"type": "string"}}}},
-    429: {"description": "Too many requests (the socket's rate limits)"},
 }
 
 
 @router.get("/games/{game_id}/stream", response_class=StreamingResponse, responses=STREAM_DOC)
 async def stream(hub: GameHub, seat: SeatToken, request: Request, settings: SettingsDep,
-                 since: Annotated[int, Query(ge=-1, le=2**31)] = -1) -> Any:
+                 since: Annotated[int, Query(ge=-1, le=2**31)] = -1,
+                 limit: Annotated[int | None, Query(ge=1, le=100_000)] = None) -> Any:
     """The seat's game as NDJSON: a ``game`` line, a ``state`` line after every committed
     change, an ``over`` line at the end; an empty line when nothing happened for
-    ``bot_keepalive_s`` seconds."""
+    ``bot_keepalive_s`` seconds. ``since``: the first line's ``events`` are the steps after
+    that version (a resumed stream misses none); ``limit``: the stream ends after that many
+    position lines (``limit=1``: the position now, once)."""
     tok, token_hash = seat
     limited = await _limited(request, settings, token_hash)
     if limited is not None:
         return limited
     assert tok.seat is not None
     st = await hub.open_stream(tok.seat, token_hash, since)
-    return StreamingResponse(_lines(hub, st, settings.bot_keepalive_s), media_type=NDJSON,
+    return StreamingResponse(_lines(hub, st, settings.bot_keepalive_s, limit), media_type=NDJSON,
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
-async def _lines(hub: Session, st: SeatStream, keepalive: float) -> AsyncIterator[bytes]:
+async def _lines(hub: Session, st: SeatStream, keepalive: float, limit: int | None) -> AsyncIterator[bytes]:
+    left = limit
     try:
         while True:
             try:
@@ -99,6 +102,10 @@ async def _lines(hub: Session, st: SeatStream, keepalive: float) -> AsyncIterato
             if line is None:
                 return
             yield line
+            if left is not None and not line.startswith(b'{"type":"over"'):
+                left -= 1
+                if left == 0:
+                    return
     finally:
         # Shielded: a client gone (the response cancelled) still leaves the seat's presence right.
         await asyncio.shield(hub.close_stream(st))
@@ -113,8 +120,7 @@ class MoveBody(BaseModel):
     version: int = Field(ge=-1, le=2**31)
 
 
-@router.post("/games/{game_id}/move", response_model=Moved,
-             responses={429: {"description": "Too many requests (the socket's rate limits)"}})
+@router.post("/games/{game_id}/move", response_model=Moved)
 async def move(body: MoveBody, hub: GameHub, seat: SeatToken, request: Request,
                settings: SettingsDep) -> Any:
     """The seat's move: committed before it is answered; refused as the socket refuses an

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.exc import SQLAlchemyError
 
-from rebirth.app.match import HUMAN, OUTSIDE
+from rebirth.app.match import HUMAN, OUTSIDE, REMOTE
 from rebirth.bots.base import BotError
 from rebirth.engine.board import MapError
 from rebirth.engine.game import SetupError
@@ -181,11 +181,14 @@ async def revoke(game_id: str, seat: int, registry: RegistryDep, hub: GameHub,
         raise ApiError(404, "unknown_seat")
     if hub.match.seats[seat].kind not in OUTSIDE:
         raise ApiError(409, "not_human")
+    # A remote seat has its own invitation in a hot-seat game too: re-opening it is the seat's.
+    hotseat = hub.row.hotseat and hub.match.seats[seat].kind != REMOTE
     try:
-        role, code = await asyncio.to_thread(invites.reopen, registry.store, game_id, seat, hub.row.hotseat)
+        role, code = await asyncio.to_thread(invites.reopen, registry.store, game_id, seat, hotseat)
     except SQLAlchemyError as exc:
         raise ApiError(503, "server_error") from exc
     old = [c.token_hash for c in hub.conns if c.role == role and (role == "table" or c.seat == seat)]
+    old += [st.token_hash for st in hub.room.streams if role == "seat" and st.seat == seat]
     # The seat changes hands: the old player's channels are not the new one's.
     await forget(request.app.state.notifier, game_id, seat)
     for h in {h for h in old if h is not None}:

@@ -212,9 +212,9 @@ class Room:
     async def close_tokens(self, hashes: set[str], frame: ErrorFrame) -> list[Conn]:
         """The sockets of revoked tokens are told and closed (and their streams ended); returns
         the sockets."""
-        for st in [st for st in self.streams if st.token_hash in hashes]:
-            st.close()
-            self.streams.remove(st)
+        for st in self.streams:
+            if st.token_hash in hashes:
+                st.close()  # its response ends; the session then drops it (presence with it)
         gone = [c for c in self.conns if c.token_hash in hashes]
         for c in gone:
             await c.send(frame)
