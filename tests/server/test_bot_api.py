@@ -34,7 +34,7 @@ def test_whole_games_through_the_bot_api_match_the_environment(tmp_path: Path, b
                                                                kinds: list[str]) -> None:
     """2–4 seats, one to three remote: every game finishes, each remote seat's lines are its own
     seat's and every observation/mask is the environment's replay of the record (identical)."""
-    with livekit.live(tmp_path) as (url, app):
+    with livekit.live(tmp_path) as (url, _app):
         g = botkit.create(url, board, kinds)
         remote = [i for i, k in enumerate(kinds) if k == "remote"]
         levels = {s: ("greedy", "random")[n % 2] for n, s in enumerate(remote)}
@@ -115,7 +115,7 @@ def _move(url: str, gid: str, tok: str, action: Any, version: Any) -> httpx.Resp
 
 def test_refusals_are_the_sockets_and_change_nothing(tmp_path: Path) -> None:
     seed = botkit.start_seed("scotland", 3)
-    with livekit.live(tmp_path, seed_factory=lambda: seed) as (url, app):
+    with livekit.live(tmp_path, seed_factory=lambda: seed) as (url, _app):
         g = botkit.create(url, "scotland", ["remote", "human", "easy"])
         gid = g["game"]
         tok, human = _claim(url, g, 0), _claim(url, g, 1)
@@ -201,7 +201,7 @@ def test_presence_keepalive_resume_and_no_server_bot_at_a_remote_seat(tmp_path: 
 def test_hot_seat_game_with_a_remote_seat_and_revoke(tmp_path: Path) -> None:
     """A hot-seat device holds the human seats; a remote seat has its own invitation, and the
     admin's re-open ends its stream."""
-    with livekit.live(tmp_path) as (url, app):
+    with livekit.live(tmp_path) as (url, _app):
         g = botkit.create(url, "scotland", ["human", "remote"], hotseat=True)
         assert g["links"]["table"] and g["links"]["seats"][0]["url"] is None
         assert g["links"]["seats"][1]["url"]
@@ -221,7 +221,7 @@ def test_hot_seat_game_with_a_remote_seat_and_revoke(tmp_path: Path) -> None:
 
 
 def test_moves_and_stream_opens_count_against_the_sockets_rate_limits(tmp_path: Path) -> None:
-    with livekit.live(tmp_path, rate_socket="3/minute") as (url, app):
+    with livekit.live(tmp_path, rate_socket="3/minute") as (url, _app):
         g = botkit.create(url, "ireland", ["remote", "easy"])
         gid = g["game"]
         tok = _claim(url, g, 0)
@@ -234,7 +234,7 @@ def test_moves_and_stream_opens_count_against_the_sockets_rate_limits(tmp_path: 
 
 
 def test_a_stream_with_limit_and_a_finished_games_stream(tmp_path: Path) -> None:
-    with livekit.live(tmp_path) as (url, app):
+    with livekit.live(tmp_path) as (url, _app):
         g = botkit.create(url, "ireland", ["remote", "easy"])
         tok = _claim(url, g, 0)
         r = httpx.get(f"{url}/api/bot/games/{g['game']}/stream", params={"limit": 1}, headers=_auth(tok),
