@@ -4,6 +4,7 @@ the PettingZoo environment's replay of a finished game's record to check every s
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 import httpx
@@ -35,7 +36,7 @@ def create(url: str, board: str, kinds: list[str], **body: Any) -> dict[str, Any
 class Played:
     """The remote seats of one game played to the end by the client, each in its thread."""
 
-    def __init__(self, g: dict[str, Any], levels: dict[int, str], servers: list[str] | None = None,
+    def __init__(self, g: dict[str, Any], levels: dict[int, Any], servers: list[str] | None = None,
                  seed: int = 1, tokens: dict[int, str] | None = None) -> None:
         self.g = g
         self.lines: dict[int, list[dict[str, Any]]] = {s: [] for s in levels}
@@ -49,7 +50,8 @@ class Played:
             else:
                 self.seats[s] = RemoteSeat.claim(inv, servers=servers)
             self.seats[s].give_up_s = 60
-        self.threads = [threading.Thread(target=self._run, args=(s, load(lv, seed + s)), daemon=True)
+        self.threads = [threading.Thread(target=self._run, args=(s, load(lv, seed + s) if isinstance(lv, str)
+                                                                 else lv), daemon=True)
                         for s, lv in levels.items()]
 
     def _run(self, s: int, policy: Any) -> None:
@@ -64,11 +66,23 @@ class Played:
         return self
 
     def join(self, timeout: float = 300) -> dict[int, Result]:
-        for t in self.threads:
-            t.join(timeout)
-            assert not t.is_alive(), "a remote seat did not finish"
+        deadline = time.monotonic() + timeout
+        while any(t.is_alive() for t in self.threads):
+            assert self.errors == [], self.errors
+            assert time.monotonic() < deadline, "a remote seat did not finish"
+            time.sleep(0.05)
         assert self.errors == [], self.errors
         return self.results
+
+
+def first_legal(observation: Any, action_mask: Any) -> int:
+    """A policy of (observation, mask): the first legal id (works on any game's cards)."""
+    return int(np.flatnonzero(action_mask)[0])
+
+
+def last_legal(observation: Any, action_mask: Any) -> int:
+    """Another such policy: the last legal id."""
+    return int(np.flatnonzero(action_mask)[-1])
 
 
 def record(url: str, g: dict[str, Any]) -> dict[str, Any]:

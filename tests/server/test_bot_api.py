@@ -18,10 +18,10 @@ from server import botkit, livekit
 GAMES = [
     ("scotland", ["remote", "easy"]),
     ("ireland", ["easy", "remote"]),
-    ("scotland", ["remote", "greedy", "remote"]),
+    ("scotland", ["remote", "normal", "remote"]),
     ("ireland", ["remote", "remote", "easy"]),
     ("scotland", ["easy", "remote", "remote", "remote"]),
-    ("ireland", ["remote", "easy", "greedy", "remote"]),
+    ("ireland", ["remote", "easy", "normal", "remote"]),
 ]
 
 
