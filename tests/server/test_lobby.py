@@ -116,7 +116,7 @@ def test_boards_catalogs_variants(tmp_path: Path) -> None:
         names = {x["name"]: x for x in v["variants"]}
         assert names["set_aside_public"]["boards"] == ["scotland"]
         assert names["set_aside_public"]["text"]["de"]
-        assert v["kinds"] == ["human", "open", "easy", "normal", "hard", "expert"]
+        assert v["kinds"] == ["human", "open", "easy", "normal", "hard", "expert", "remote"]
 
 
 def test_page_files_are_served_from_the_web_folder(tmp_path: Path) -> None:

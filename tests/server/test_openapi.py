@@ -235,6 +235,8 @@ class Links:
             params["board"] = ("scotland", "ireland")[self.n % 2]
         if "lang" in params:
             params["lang"] = ("en", "de")[self.n % 2]
+        if path.endswith("/stream"):
+            case.query = {**(case.query or {}), "limit": 1}  # the position once: the stream ends
         if path.endswith("/analysis"):
             case.query = {**(case.query or {}), "budget": 2}  # the cheapest analysis, made once
         if path == "/api/my-games":

@@ -30,6 +30,11 @@ from rebirth.engine.streams import bot_seed_of
 from rebirth.engine.views import View
 
 HUMAN = "human"
+REMOTE = "remote"
+"""A seat played by a program over the network (the bot API, docs/bot-api.md): like a human's
+seat, its moves come from outside the authority; no server bot plays it."""
+OUTSIDE = frozenset({HUMAN, REMOTE})
+"""The seat kinds whose moves come from outside (a person's page or a remote program)."""
 SEED_BITS = 128
 
 
@@ -132,7 +137,7 @@ class Match:
         the_seed = new_seed() if seed is None else seed
         bots: dict[int, Bot] = {}
         for i, k in enumerate(kinds):
-            if k.strip().lower() != HUMAN:
+            if k.strip().lower() not in OUTSIDE:
                 bots[i] = make_bot(k, game, i, bot_seed(None if secret else the_seed, i))
         names = names or [
             (f"Player {i + 1}" if k == HUMAN else f"{k.capitalize()} {i + 1}")
@@ -151,7 +156,7 @@ class Match:
         ``records.replay`` for a saved record; ``steps``: its replayed steps by version). Bots
         get fresh secret streams, independent of the deal."""
         bots = {i: make_bot(s.kind, game, i, bot_seed(None, i))
-                for i, s in enumerate(seats) if s.kind.strip().lower() != HUMAN}
+                for i, s in enumerate(seats) if s.kind.strip().lower() not in OUTSIDE}
         m = Match(game, seats, new_seed() if seed is None else seed, state, bots)
         m.steps = list(steps) if steps else [Step(0, None, list(state.initial_events))]
         return m
@@ -325,5 +330,6 @@ def restore(game: Game, setup: Setup, seed: int | None, log: Iterable[LogEntry],
     return Match.resume(game, state, seats, seed, steps)
 
 
-__all__ = ["HUMAN", "ActionError", "Match", "NotYourTurnError", "Proposal", "StaleVersionError", "Step",
+__all__ = ["HUMAN", "OUTSIDE", "REMOTE", "ActionError", "Match", "NotYourTurnError", "Proposal",
+           "StaleVersionError", "Step",
            "bot_seed", "new_seed", "restore"]

@@ -178,6 +178,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("bots", help="list the bots and levels a seat can take")
     rules = sub.add_parser("rules", help="the rules in brief and the rulings most often played wrong")
     add_lang_option(rules)
+    from rebirth.cli import bot as bot_cli
+
+    bot_cli.add_parser(sub)
     serve = sub.add_parser("serve", help="run the browser game's server (prints its URL)")
     serve.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int_in(1, 65535), default=None, help="port, 1..65535 (default 8000)")
@@ -239,6 +242,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from rebirth.cli import maps
 
         return maps.run(args)
+    if cmd == "bot":
+        from rebirth.cli import bot as bot_cli
+
+        return bot_cli.run(args)
     if cmd == "serve":
         from rebirth.server import cli as serve_cli
 

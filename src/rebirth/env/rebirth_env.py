@@ -39,6 +39,7 @@ from pettingzoo.utils import wrappers
 from rebirth.engine.actions import IllegalActionError
 from rebirth.engine.game import Game
 from rebirth.engine.observer import Observer
+from rebirth.env.observe import observe
 
 REWARDS = ("margin", "win")
 """The reward schemes of :class:`raw_env` (see the module doc)."""
@@ -162,13 +163,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type informa
             return cached
         # The observer needs no history or action texts: the light view is much faster.
         view = self.game_state.view(self._seat[agent], detail=False)
-        mask = np.zeros(self.num_actions, dtype=np.int8)
-        if view.legal_action_ids:
-            mask[list(view.legal_action_ids)] = 1
-        obs = np.zeros(self.observer.size, dtype=np.float32)
-        entries = self.observer.sparse(view)
-        obs[list(entries)] = list(entries.values())
-        out = {"observation": obs, "action_mask": mask}
+        out = observe(self.observer, view, self.num_actions)
         self._obs_cache[agent] = out
         return out
 

@@ -136,6 +136,9 @@ class Settings(BaseSettings):
     dropped, and loaded again from the store on demand)."""
     bot_retry_max: float = 30.0
     """The longest pause between two tries of a bot game whose step could not be stored."""
+    bot_keepalive_s: float = Field(default=5.0, gt=0)
+    """Seconds between two keep-alive lines (an empty line) of a quiet bot-API stream
+    (docs/bot-api.md: at least one every 10 s; tests lower it)."""
     shutdown_grace: float = 5.0
     """Seconds ``SIGTERM`` waits for the steps in flight before the server exits."""
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import Connection
 from sqlalchemy.exc import SQLAlchemyError
 
-from rebirth.app.match import HUMAN
+from rebirth.app.match import HUMAN, OUTSIDE, REMOTE
 from rebirth.bots.base import BotError
 from rebirth.engine.board import MapError
 from rebirth.engine.game import SetupError
@@ -42,8 +42,10 @@ class SeatSpec(BaseModel):
     """One seat of a new game."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-    kind: Literal["human", "open", "easy", "normal", "hard", "expert"] = "human"
-    """``open``: a human seat any signed-in player may take (``POST /api/games/{id}/join``)."""
+    kind: Literal["human", "open", "remote", "easy", "normal", "hard", "expert"] = "human"
+    """``open``: a human seat any signed-in player may take (``POST /api/games/{id}/join``);
+    ``remote``: a program plays the seat over the bot API (docs/bot-api.md); it claims the
+    seat's invitation as a browser does."""
     name: str | None = Field(default=None, max_length=40)
     notify: NotifySpec | None = None
     """How a human seat's player is told it is their turn (server/notifications/notifier.py)."""
@@ -221,13 +223,16 @@ async def revoke(game_id: str, seat: int, registry: RegistryDep, hub: GameHub,
         raise ApiError(403, "forbidden")
     if not 0 <= seat < hub.game.players:
         raise ApiError(404, "unknown_seat")
-    if hub.match.seats[seat].kind != HUMAN:
+    if hub.match.seats[seat].kind not in OUTSIDE:
         raise ApiError(409, "not_human")
+    # A remote seat has its own invitation in a hot-seat game too: re-opening it is the seat's.
+    hotseat = hub.row.hotseat and hub.match.seats[seat].kind != REMOTE
     try:
-        role, code = await asyncio.to_thread(invites.reopen, registry.store, game_id, seat, hub.row.hotseat)
+        role, code = await asyncio.to_thread(invites.reopen, registry.store, game_id, seat, hotseat)
     except SQLAlchemyError as exc:
         raise ApiError(503, "server_error") from exc
     old = [c.token_hash for c in hub.conns if c.role == role and (role == "table" or c.seat == seat)]
+    old += [st.token_hash for st in hub.room.streams if role == "seat" and st.seat == seat]
     # The seat changes hands: the old player's channels are not the new one's.
     await forget(request.app.state.notifier, game_id, seat)
     for h in {h for h in old if h is not None}:

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import Connection
 
 from rebirth.app.clock import MAX_ADD_S, ClockSpec, ClockState, TimeSource
-from rebirth.app.match import HUMAN, Match, bot_seed
+from rebirth.app.match import HUMAN, OUTSIDE, Match, bot_seed
 from rebirth.bots.base import make_bot
 from rebirth.server.authority.kernel import Unchanged
 from rebirth.server.authority.live import LiveGame
@@ -97,13 +97,13 @@ def turned(clock: ClockState | None, match: Match) -> ClockState | None:
         st.turn(None, False, now())
     else:
         p = match.state.current_player
-        st.turn(p, match.seats[p].kind == HUMAN, now())
+        st.turn(p, match.seats[p].kind in OUTSIDE, now())
     return st
 
 
 def with_kind(match: Match, seat: int, kind: str) -> Match:
     """``match`` with ``seat`` played by ``kind`` from now on (a bot: a fresh one)."""
-    bot = None if kind == HUMAN else make_bot(kind, match.game, seat, bot_seed(None, seat))
+    bot = None if kind in OUTSIDE else make_bot(kind, match.game, seat, bot_seed(None, seat))
     return match.with_seat(seat, kind, bot)
 
 
@@ -158,12 +158,12 @@ class TimeOut(ClockMove):
         if st is None or game.over:
             raise Unchanged("no clock runs")
         run = st.running
-        if run is None or game.match.seats[run].kind != HUMAN or not st.expired(now()):
+        if run is None or game.match.seats[run].kind not in OUTSIDE or not st.expired(now()):
             # Handed to a bot by hand meanwhile (its step stops the clock), or time was added.
             raise Unchanged("not expired")
         new = copy.deepcopy(st)
         seat = new.time_out(game.version)
-        return new, {seat: (HUMAN, HANDOVER_BOT)}
+        return new, {seat: (game.match.seats[seat].kind, HANDOVER_BOT)}
 
     def forfeits(self, game: LiveGame) -> tuple[tuple[int, str], ...]:
         # A timed-out seat has forfeited (issue 25 item 4: it finishes last for ratings) until

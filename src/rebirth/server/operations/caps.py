@@ -21,6 +21,8 @@ from rebirth.server.errors import ApiError, texts
 from rebirth.server.persistence.store import Store, game_creators, games, seats
 
 HUMAN = "human"
+OUTSIDE = (HUMAN, "remote")
+"""Seats played from outside the server (app/match.py ``OUTSIDE``): a game with one is no bot game."""
 
 ROOM_PER_SEAT = 2
 """Socket places per seat of a game that spectators cannot take (a player's phone and laptop)."""
@@ -70,7 +72,7 @@ class Caps:
 
     def running_bot_games(self) -> int:
         """Unfinished games without a human seat, on the whole server."""
-        humans = select(seats.c.game).where(seats.c.kind == HUMAN)
+        humans = select(seats.c.game).where(seats.c.kind.in_(OUTSIDE))
         q = select(func.count()).select_from(games).where(games.c.status == "playing",
                                                           games.c.id.not_in(humans))
         with self.store.engine.connect() as c:
@@ -83,7 +85,8 @@ class Caps:
             raise ApiError(429, "too_many_games",
                            texts("server.too_many_games", n=self.max_games_per_client),
                            {"cap": self.max_games_per_client})
-        if self.max_bot_games and HUMAN not in kinds and self.running_bot_games() >= self.max_bot_games:
+        if self.max_bot_games and not set(OUTSIDE) & set(kinds) \
+                and self.running_bot_games() >= self.max_bot_games:
             raise ApiError(429, "too_many_bot_games",
                            texts("server.too_many_bot_games", n=self.max_bot_games),
                            {"cap": self.max_bot_games})

@@ -7,11 +7,12 @@ import json
 from importlib import resources
 from typing import Any
 
-from rebirth.app.match import HUMAN
+from rebirth.app.match import HUMAN, REMOTE
 from rebirth.server.errors import ApiError, texts
 
-KINDS = (HUMAN, "open", "easy", "normal", "hard", "expert")
-"""The seat kinds a new game may have (``open``: a human seat for any signed-in player)."""
+KINDS = (HUMAN, "open", "easy", "normal", "hard", "expert", REMOTE)
+"""The seat kinds a new game may have (``open``: a human seat for any signed-in player;
+``remote``: a program's, over the bot API)."""
 
 
 def data_names(folder: str) -> list[str]:

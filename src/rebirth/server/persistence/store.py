@@ -784,7 +784,7 @@ class Store:
     def bot_games(self) -> list[str]:
         """The unfinished games with at least one bot seat (a worker adopts those nobody drives)."""
         q = (select(games.c.id).where(games.c.status == "playing", games.c.id.in_(
-            select(seats.c.game).where(seats.c.kind != "human"))).order_by(games.c.created))
+            select(seats.c.game).where(seats.c.kind.not_in(("human", "remote"))))).order_by(games.c.created))
         with self.engine.connect() as c:
             return [r.id for r in c.execute(q)]
 

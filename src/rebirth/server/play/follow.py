@@ -178,6 +178,7 @@ class Follower:
     async def _drop_revoked(self) -> None:
         """Close the local sockets whose token another worker revoked."""
         hashes = [c.token_hash for c in self.game.room.conns if c.token_hash is not None]
+        hashes += [st.token_hash for st in self.game.room.streams]
         if hashes:
             gone = await asyncio.to_thread(self.game.host.store.revoked, hashes)
             for c in await self.game.room.close_tokens(gone, error_frame("revoked", self.game.committed)):

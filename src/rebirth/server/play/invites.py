@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, insert, select, update
 
-from rebirth.app.match import HUMAN
+from rebirth.app.match import OUTSIDE, REMOTE
 from rebirth.server.persistence.store import Store, hash_token, invites, tokens
 
 
@@ -37,21 +37,21 @@ def invite_link(base: str, game: str, code: str) -> str:
 def invitations(kinds: list[str], hotseat: bool, uninvited: frozenset[int] = frozenset()) -> tuple[
         dict[str, Any], list[tuple[str, str, int | None]], list[tuple[str, str, int | None]]]:
     """The secrets of a new game: ``(shown, token_rows, invite_rows)``. ``shown`` (the create
-    answer's, once) holds each human seat's invitation code (``seats``; a hot-seat game: one
-    device invitation, ``table``, and no seat's) and the spectator and admin tokens; the rows
-    are their hashes ``(hash, role, seat)``. No seat token exists before a claim. The
-    ``uninvited`` seats get none: an open seat (taken by a signed-in player, not by a link)."""
+    answer's, once) holds each human or remote seat's invitation code (``seats``; a hot-seat
+    game: one device invitation, ``table``, and only the remote seats') and the spectator and
+    admin tokens; the rows are their hashes ``(hash, role, seat)``. No seat token exists before
+    a claim. The ``uninvited`` seats get none: an open seat (taken by a signed-in player, not by a link)."""
     shown: dict[str, Any] = {"seats": {}, "table": None}
     token_rows: list[tuple[str, str, int | None]] = []
     invite_rows: list[tuple[str, str, int | None]] = []
     if hotseat:
         shown["table"] = new_code()
         invite_rows.append((hash_token(shown["table"]), "table", None))
-    else:
-        for i, kind in enumerate(kinds):
-            if kind == HUMAN and i not in uninvited:
-                shown["seats"][i] = code = new_code()
-                invite_rows.append((hash_token(code), "seat", i))
+    for i, kind in enumerate(kinds):
+        # A remote seat's program has its own invitation, in a hot-seat game too.
+        if i not in uninvited and (kind == REMOTE or (kind in OUTSIDE and not hotseat)):
+            shown["seats"][i] = code = new_code()
+            invite_rows.append((hash_token(code), "seat", i))
     for role in ("spectator", "admin"):
         shown[role] = new_code()
         token_rows.append((hash_token(shown[role]), role, None))

@@ -51,8 +51,10 @@ class Lifecycle:
             log.exception("loading the bot games at start failed")
 
     def idle(self, hub: Hub) -> bool:
-        """Nothing holds the game in memory: no socket attached, no bot loop, its lock free."""
-        return (not hub.conns and self.caps.attached(hub.id) == 0 and not hub.lock.locked()
+        """Nothing holds the game in memory: no socket attached, no bot stream, no bot loop, its
+        lock free."""
+        return (not hub.conns and not hub.room.streams and self.caps.attached(hub.id) == 0
+                and not hub.lock.locked()
                 and (hub.bots.task is None or hub.bots.task.done()))
 
     def sweep(self, now: float | None = None) -> list[str]:

@@ -16,7 +16,7 @@ from sqlalchemy import Connection
 
 from rebirth import __version__
 from rebirth.app.clock import ClockSpec, ClockState
-from rebirth.app.match import HUMAN, Match
+from rebirth.app.match import OUTSIDE, Match
 from rebirth.engine.game import Game
 from rebirth.server.authority.live import LiveGame, rebuild
 from rebirth.server.clocks.changes import now
@@ -141,7 +141,7 @@ class Registry:
             return None
         st = ClockState.start(spec, match.game.players, self.settings.vacation_days * 86400)
         p = match.state.current_player
-        st.turn(p if p >= 0 else None, p >= 0 and match.seats[p].kind == HUMAN, now())
+        st.turn(p if p >= 0 else None, p >= 0 and match.seats[p].kind in OUTSIDE, now())
         await asyncio.to_thread(clockstore.create, self.store, gid, st)
         return st
 

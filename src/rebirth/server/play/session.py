@@ -19,10 +19,10 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from rebirth.app.match import HUMAN, Match, NotYourTurnError, StaleVersionError
+from rebirth.app.match import HUMAN, OUTSIDE, Match, NotYourTurnError, StaleVersionError
 from rebirth.engine.actions import ActionError
 from rebirth.engine.determinize import preview
 from rebirth.engine.game import Game
@@ -36,6 +36,7 @@ from rebirth.server.persistence.store import GameRow, StaleWrite, TokenRow, Turn
 from rebirth.server.play.bots import BotDriver
 from rebirth.server.play.changes import Resign, SeatChange, SeatNamed, ServerError, StepChange, action_code
 from rebirth.server.play.follow import Follower
+from rebirth.server.play.stream import BotStreams, SeatStream
 from rebirth.server.realtime.protocol import PreviewFrame, error_frame
 from rebirth.server.realtime.room import Conn, Room, Seen
 from rebirth.server.social.social import Social
@@ -77,8 +78,10 @@ class Session:
         self.bots = BotDriver(self)
         self.social = Social(self)
         self.follower = Follower(self)
+        self.streams = BotStreams(game, self.room.streams)
         a = self.authority
         a.listen(self._deliver)
+        a.listen(self.streams.committed)
         a.listen(self.follower.published)
         a.listen(self.clock.committed)
         a.listen(self._hooks)
@@ -122,7 +125,7 @@ class Session:
         human's seat, or a device of it is connected) — the page counts down to it."""
         grace = self.host.settings.offline_grace
         online, mono, wall = self.online(), time.monotonic(), now()
-        return [None if online[i] or s.kind != HUMAN
+        return [None if online[i] or s.kind not in OUTSIDE
                 else round(wall + self.offline_since[i] + grace - mono, 3)
                 for i, s in enumerate(self.match.seats)]
 
@@ -289,21 +292,73 @@ class Session:
             raise NotYourTurnError("error.link_cannot_act_now")
         if seat is not None and seat != c.seat:
             raise NotYourTurnError("error.you_can_act_only_for")
-        if self.match.seats[c.seat].kind != HUMAN:
+        if self.match.seats[c.seat].kind not in OUTSIDE:
             raise NotYourTurnError("error.your_seat_now_played_by")
         return c.seat
 
     async def act(self, c: Conn, seat: int | None, action: str, version: int) -> None:
         """A human action: proposed, committed, then delivered to every connection."""
+        await self._act(lambda: self.acting_seat(c, seat), action, version)
+
+    def program_seat(self, seat: int) -> int:
+        """The seat a bot-API move is for (its token's), checked as :meth:`acting_seat` checks
+        a socket's."""
+        if self.match.seats[seat].kind not in OUTSIDE:
+            raise NotYourTurnError("error.your_seat_now_played_by")
+        return seat
+
+    async def act_remote(self, seat: int, action: str, version: int) -> int:
+        """A program's move over the bot API (server/api/bot.py): the same step as a socket's
+        ``act``; returns the version after it."""
+        return await self._act(lambda: self.program_seat(seat), action, version)
+
+    async def _act(self, who: Callable[[], int], action: str, version: int) -> int:
         start = time.perf_counter()
         async with self.lock:
             if self.follower.may_be_behind():
                 await self.catch_up()  # another worker moved on: this connection learns it first
             try:
-                await self.commit(StepChange(self, self.acting_seat(c, seat), action, version))
+                await self.commit(StepChange(self, who(), action, version))
             except StaleWrite:
                 raise StaleVersionError(version, self.committed) from None
+            after = self.committed
         self.host.metrics.action_seconds.labels("human").observe(time.perf_counter() - start)
+        return after
+
+    # ------------------------------------------------------------------ bot-API streams
+
+    async def open_stream(self, seat: int, token_hash: str, since: int) -> SeatStream:
+        """A program opened its seat's stream: its first line is queued (after what other
+        workers stored is read back), and the seat counts as online while it stays open."""
+        st = SeatStream(seat, token_hash)
+        async with self.lock:
+            if self.multi:
+                await self.catch_up(strict=False)
+                await self.refresh_remote()
+            self.streams.start(st, self.value, since)
+            if st.closed:
+                return st  # the game is over: nothing to follow
+            before = self.room.local_online()
+            self.room.streams.append(st)
+            if self.room.local_online() != before:
+                await self.presence_changed()
+                await self.room.presence(self.seen())
+        return st
+
+    async def close_stream(self, st: SeatStream) -> None:
+        """A stream ended (the program went away, or the game is over)."""
+        st.close()
+        async with self.lock:
+            if st not in self.room.streams:
+                return
+            before = self.room.local_online()
+            self.room.streams.remove(st)
+            after = self.room.local_online()
+            if before[st.seat] and not after[st.seat]:
+                self.offline_since[st.seat] = time.monotonic()
+            if after != before:
+                await self.room.presence(self.seen())
+                await self.presence_changed()
 
     async def preview(self, c: Conn, seat: int | None, action: str) -> PreviewFrame:
         """What ``action`` would score for the connection's seat, from its own view only."""
@@ -320,7 +375,7 @@ class Session:
     async def hand_to_bot(self, seat: int, grace: float) -> None:
         """A leaver's seat is played by a bot from now on."""
         async with self.lock:
-            if self.match.seats[seat].kind != HUMAN:
+            if self.match.seats[seat].kind not in OUTSIDE:
                 raise ApiError(409, "not_human")
             if self.room.local_online()[seat] or time.monotonic() - self.offline_since[seat] < grace:
                 raise ApiError(409, "still_online", details={"allowed_at": self.handover_at()[seat]})

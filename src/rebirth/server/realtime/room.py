@@ -83,6 +83,15 @@ class FrameCache:
         return out
 
 
+class Stream(Protocol):
+    """A program's stream of one seat (server/play/stream.py ``SeatStream``)."""
+
+    seat: int
+    token_hash: str
+
+    def close(self) -> None: ...
+
+
 class Snapshot(Protocol):
     """What the room's frames are made of: a committed game (server/authority/live.py's
     ``Snapshot`` is one; the room does not import it, the authority lies above)."""
@@ -126,14 +135,20 @@ class Room:
         self.conns: list[Conn] = []
         self.players = players
         self.counter = counter
+        self.streams: list[Stream] = []
+        """The bot-API streams open here (server/play/stream.py): a program
+        reading its seat's stream is online like a device."""
 
     def local_online(self) -> list[bool]:
-        """Per seat: is a device of it connected here (a table counts for its seats)."""
+        """Per seat: is a device of it connected here (a table counts for its seats; a
+        program's stream for its seat)."""
         out = [False] * self.players
         for c in self.conns:
             if c.role in ("seat", "table"):
                 for s in c.controls:
                     out[s] = True
+        for st in self.streams:
+            out[st.seat] = True
         return out
 
     def local_visible(self) -> list[int]:
@@ -209,7 +224,11 @@ class Room:
             self.conns.remove(c)
 
     async def close_tokens(self, hashes: set[str], frame: ErrorFrame) -> list[Conn]:
-        """The sockets of revoked tokens are told and closed; returns them."""
+        """The sockets of revoked tokens are told and closed (and their streams ended); returns
+        the sockets."""
+        for st in self.streams:
+            if st.token_hash in hashes:
+                st.close()  # its response ends; the session then drops it (presence with it)
         gone = [c for c in self.conns if c.token_hash in hashes]
         for c in gone:
             await c.send(frame)
