@@ -17,7 +17,7 @@ from starlette.requests import ClientDisconnect
 
 from rebirth.engine.formats import field_fault
 from rebirth.engine.messages import text
-from rebirth.server.api import analysis, calc, data, health, lobby, openapi, play, rematch
+from rebirth.server.api import analysis, calc, data, health, lobby, openapi, play, rematch, share
 from rebirth.server.api import clocks as clockapi
 from rebirth.server.api import notify as notify_api
 from rebirth.server.api import pages as static
@@ -211,6 +211,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     app.include_router(table.router)
     app.include_router(analysis.router)
     app.include_router(rematch.router)
+    app.include_router(share.router)
     app.include_router(static.router)
     app.mount("/static", static.static_files(settings), name="static")
     return app
