@@ -168,7 +168,12 @@ def test_no_frame_or_body_holds_another_seats_secrets(tmp_path: Path, board: str
             http(c, None, "GET", f"/api/games/{gid}/public?behind=3")
             drawn: list[str] = []
             real = picture.png
-            monkeypatch.setattr(picture, "png", lambda svg: (drawn.append(svg), real(svg))[1])
+
+            def drawing(svg: str) -> bytes:
+                drawn.append(svg)
+                return real(svg)
+
+            monkeypatch.setattr(picture, "png", drawing)
             assert c.get(f"/api/games/{gid}/board.png").status_code == 200
             moves = sum(1 for e in hub.match.state.history_json() if "seat" in e)
             assert drawn == [picture.board_svg(board, hub.match.view(None).to_json(), hub.match.names,

@@ -46,10 +46,12 @@ export function markSeen(game, seat, version) {
 }
 
 /** The steps to show `seat`: those after its own last move (or after what this browser already
- * showed it, if later) made by others; none when nobody else moved since. */
+ * showed it, if later); none when nobody else moved since, or the seat never moved. */
 export function stepsSince(log, seat, seen) {
-  let since = seen;
-  for (const st of log) if (st.seat === seat && st.version > since) since = st.version;
+  // Only a seat that has had a turn: before its first move the board it opens is all there is.
+  const own = log.filter((st) => st.seat === seat).map((st) => st.version);
+  if (!own.length) return null;
+  const since = Math.max(seen, ...own);
   const after = log.filter((st) => st.version > since && st.events.length);
   return after.some((st) => st.seat !== null && st.seat !== seat) ? { since, steps: after } : null;
 }
@@ -89,6 +91,13 @@ export function openRecap(ctx) {
     const last = new Map();
     for (const e of f.step?.events || []) if (e.kind === "place") last.set(e.seat, e.data.hex);
     mini.update({ ...ctx.view, spaces: f.spaces, ...f.owners }, { names, last });
+    // On a phone the whole board is small: the step's placement is shown up close.
+    const hex = [...last.values()][0];
+    const at = hex && matchMedia("(max-width: 820px)").matches ? mini.centre(hex) : null;
+    if (at) {
+      const [, , w, hh] = model.box;
+      mini.setViewBox([at[0] - w / 5, at[1] - hh / 5, w / 2.5, hh / 2.5]);
+    } else mini.reset();
     const who = f.step && f.step.seat !== null ? names[f.step.seat] : null;
     el.querySelector(".recap-step").textContent = f.step
       ? t(lang, "recap.step", { n: i, total: shown.length - 1 }) : t(lang, "recap.start");

@@ -28,9 +28,11 @@ from rebirth.server.settings import Settings
 router = APIRouter(tags=["share"])
 
 PNG: dict[int | str, dict[str, Any]] = {
-    200: {"content": {"image/png": {"schema": {"type": "string", "format": "binary"}}}, "description": "the public board as a PNG"}}
+    200: {"content": {"image/png": {"schema": {"type": "string", "format": "binary"}}},
+          "description": "the public board as a PNG"}}
 GIF: dict[int | str, dict[str, Any]] = {
-    200: {"content": {"image/gif": {"schema": {"type": "string", "format": "binary"}}}, "description": "the finished game, a frame per move"}}
+    200: {"content": {"image/gif": {"schema": {"type": "string", "format": "binary"}}},
+          "description": "the finished game, a frame per move"}}
 
 Behind = Annotated[int, Query(ge=0, le=1000)]
 """Moves behind the game's last one (the embed's delay); past the start: the deal."""
