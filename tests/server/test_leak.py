@@ -17,6 +17,8 @@ from starlette.testclient import WebSocketTestSession
 from canaries import SEED_CANARY, canary_game, hidden_card_ids
 from rebirth.app.match import Match
 from rebirth.engine.game import Game
+from rebirth.engine.messages import text as catalog_text
+from rebirth.server.pages import picture
 from rebirth.server.play.session import Hub
 from server import kit
 
@@ -73,7 +75,8 @@ def _quiet(hub: Hub, after: int) -> int:
 
 
 @pytest.mark.parametrize("board", ["ireland", "scotland"])
-def test_no_frame_or_body_holds_another_seats_secrets(tmp_path: Path, board: str) -> None:
+def test_no_frame_or_body_holds_another_seats_secrets(tmp_path: Path, board: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     frames: dict[int | None, list[str]] = {}
     hidden: dict[int | None, set[str]] = {}
 
@@ -170,6 +173,23 @@ def test_no_frame_or_body_holds_another_seats_secrets(tmp_path: Path, board: str
             for o in (o0, ot, os_):
                 while not ((msg := o.read())["type"] == "clock" and msg["forfeits"]):
                     pass
+            # Sharing (issue 26 item 5): the public position (some moves behind too), and the
+            # SVG the board's PNG is drawn from: the spectators' view, nothing else.
+            http(c, None, "GET", f"/api/games/{gid}/public")
+            http(c, None, "GET", f"/api/games/{gid}/public?behind=3")
+            drawn: list[str] = []
+            real = picture.png
+
+            def drawing(svg: str) -> bytes:
+                drawn.append(svg)
+                return real(svg)
+
+            monkeypatch.setattr(picture, "png", drawing)
+            assert c.get(f"/api/games/{gid}/board.png").status_code == 200
+            moves = sum(1 for e in hub.match.state.history_json() if "seat" in e)
+            assert drawn == [picture.board_svg(board, hub.match.view(None).to_json(), hub.match.names,
+                                               caption=catalog_text("share.move", "en", n=moves))]
+            frames.setdefault(None, []).append(json.dumps({"svg": drawn[0]}))
 
     checked = 0
     clocks = 0

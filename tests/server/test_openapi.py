@@ -223,7 +223,7 @@ class Links:
         headers = case.headers if case.headers is not None else {}
         case.headers = headers
         if "game_id" in params:
-            finished = path.endswith(("/analysis", "/rematch"))
+            finished = path.endswith(("/analysis", "/rematch", "/game.gif"))
             params["game_id"] = self.over if finished else self.playing
             headers["authorization"] = self.over_auth if finished else self.playing_auth[self.n % 3]
         if "gid" in params:

@@ -33,6 +33,7 @@ from rebirth.server.api import (
     rematch,
 )
 from rebirth.server.api import bot as botapi
+from rebirth.server.api import share
 from rebirth.server.api import clocks as clockapi
 from rebirth.server.api import notify as notify_api
 from rebirth.server.api import pages as static
@@ -246,6 +247,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     app.include_router(account.router)
     app.include_router(ratings_api.router)
     app.include_router(botapi.router)
+    app.include_router(share.router)
     app.include_router(static.router)
     app.mount("/static", static.static_files(settings), name="static")
     return app

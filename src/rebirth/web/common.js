@@ -102,6 +102,14 @@ export function t(lang, key, args = {}) {
   return fill(tpl, args, (v) => (v === undefined ? "" : String(v)));
 }
 
+/** A page string that counts `n`: the key's `.one` or `.other` form as the language's plural
+ * rules choose (Intl.PluralRules: French says "1 point" and "0 point", English "0 points"),
+ * with `{n}` and `args` filled in. */
+export function tn(lang, key, n, args = {}) {
+  const form = new Intl.PluralRules(lang).select(n) === "one" ? "one" : "other";
+  return t(lang, `${key}.${form}`, { n, ...args });
+}
+
 /** A data-driven text (`{en, de, …}`) in the language, English where it lacks one. */
 export function txt(v, lang) {
   if (!v) return "";

@@ -1,7 +1,7 @@
 // The game page: renders what the server sends for this seat (docs/protocol.md).
 import { BoardView, MapModel } from "./board.js";
 import { SEAT_LETTERS, api, chosenLang, fillLangMenu, h, isLang, loadCatalogs, loadLanguages, pickLang, render, scoreChart, setLang, t, translateDom, txt } from "./common.js";
-import { announce, cardOf, endScreen, errorText, presenceMark, publicMission, rememberGame, structureOwners, turnStatus } from "./kit.js";
+import { announce, cardOf, endScreen, errorText, presenceMark, publicMission, rememberGame, turnStatus } from "./kit.js";
 import { GameSocket } from "./net.js";
 import { notifyPanel, turnSignal } from "./notify.js";
 import { pushPanel } from "./push.js";
@@ -10,6 +10,7 @@ import { fitAtEnd, frameTurn, labelsToggle, scoreStrip } from "./phone.js";
 import { askedSeat, pageToken } from "./seat.js";
 import { forfeitNotices, seatTools } from "./seattools.js";
 import { Chat } from "./chat.js";
+import { framesOf, markSeen, openRecap, seenVersion, stepsSince } from "./recap.js";
 import { clockBox, clockCell, handoverLabel, handoverWait, noticesAt, setClock, setHandover, startTicker } from "./clock.js";
 
 const $ = (id) => document.getElementById(id);
@@ -75,6 +76,7 @@ function onMessage(msg) {
     S.view = msg.view;
     S.next = S.view?.current_player ?? null;
     setClock(msg.clock, msg.handover_at);
+    if (!resume) recapCheck();
     // "My games" names this game by who this link plays: the seat's name, or its role.
     rememberGame({ game: S.gameId, url: location.pathname + location.hash, role: S.role,
       name: S.role === "seat" ? S.names[S.seat] : undefined });
@@ -87,6 +89,7 @@ function onMessage(msg) {
     setClock(msg.clock);
     const fresh = appendSteps(msg.events || []);
     announceSteps(fresh);
+    if (S.seat !== null && !recapOpen) markSeen(S.gameId, S.seat, S.version);
     // Hot-seat: the server follows with a seat-less sync; drop the private view at once anyway.
     if (hotseat() && S.seat !== null && S.view && S.view.phase !== "end" && S.view.current_player !== S.seat) {
       handOver();
@@ -616,6 +619,23 @@ function renderNotify() {
   $("seat-sec").hidden = !tools;
 }
 
+// ------------------------------------------------------------------ since your last turn
+
+/** After a seat's sync (issue 26 item 4): the moves others made since this seat's last move
+ * (or since this browser last showed it the game), step by step, then the board now. */
+let recapOpen = false;
+function recapCheck() {
+  if (S.seat === null || !S.view || S.view.phase === "end" || recapOpen) return;
+  const found = stepsSince(S.log, S.seat, seenVersion(S.gameId, S.seat));
+  markSeen(S.gameId, S.seat, S.version);
+  if (!found || !S.model) return;
+  recapOpen = true;
+  // After this render: the dialog sits over the page, which stays as it is underneath.
+  setTimeout(() => openRecap({ lang: S.lang, model: S.model, names: S.names, colours: S.model.colours, view: S.view,
+    log: S.log, seat: S.seat, since: found.since, lineOf: eventText,
+    onClose: () => { recapOpen = false; markSeen(S.gameId, S.seat, S.version); $("board")?.focus(); } }), 0);
+}
+
 // ------------------------------------------------------------------ replay
 
 let replay = null;
@@ -623,26 +643,8 @@ let replay = null;
 async function openReplay() {
   let record = null;
   try { record = await api(`/api/games/${encodeURIComponent(S.gameId)}/record`, { token }); } catch { record = null; }
-  // Board positions from the log's placements; the neutral tiles are those never placed by a step.
-  const placedHexes = new Set();
-  for (const st of S.log) for (const e of st.events) if (e.kind === "place") placedHexes.add(e.data.hex);
-  const base = S.view.spaces.map(([o, c], i) => (o === 4 && !placedHexes.has(S.model.spaces[i].label) ? [4, null] : [-1, null]));
-  const frames = [];
-  let spaces = base.map((x) => [...x]);
-  const scores = Array(S.view.players).fill(0);
-  const owners = structureOwners(S.model);
-  frames.push({ spaces: spaces.map((x) => [...x]), scores: [...scores], lines: [], step: null, owners: owners.now() });
-  for (const st of S.log) {
-    if (!st.events.length) continue;
-    for (const e of st.events) {
-      if (e.kind === "place") spaces[S.model.byLabel.get(e.data.hex)] = [e.seat, e.data.tile];
-      if (e.points && e.seat !== null) scores[e.seat] += e.points;
-    }
-    owners.apply(st.events);
-    frames.push({ spaces: spaces.map((x) => [...x]), scores: [...scores], lines: st.events.map(eventText), step: st,
-      owners: owners.now() });
-    spaces = spaces.map((x) => [...x]);
-  }
+  // Board positions from the log's placements (recap.js; the neutral tiles are those never placed by a step).
+  const frames = framesOf(S.log, S.view, S.model, eventText);
   replay = { frames, i: 0, record };
   const el = $("replay");
   el.hidden = false;

@@ -503,6 +503,28 @@ AnalysisAnswer = Annotated[AnalysisDone | AnalysisProgress, Field(discriminator=
 """The answer of the analysis routes."""
 
 
+# ---------------------------------------------------------------------- sharing (issue 26 item 5)
+
+
+class PublicPosition(Answer):
+    """``GET /api/games/{id}/public``: the spectators' view ``behind`` moves ago (the embed)."""
+
+    game: str
+    board: str
+    names: list[str]
+    lang: str
+    over: bool
+    moves: int
+    """Moves made in the game so far."""
+    move: int
+    """The moves made in the position shown (``moves - behind``)."""
+    behind: int
+    version: int
+    """The game version of the position shown."""
+    view: Doc
+    """A spectator's View (docs/api.md)."""
+
+
 def described(model: type[BaseModel], why: str) -> dict[str, Any]:
     """A ``responses=`` entry: another status's answer and its description."""
     return {"model": model, "description": why}

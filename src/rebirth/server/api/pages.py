@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fastapi import APIRouter
-from fastapi.responses import FileResponse
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
-from rebirth.server.api.deps import SettingsDep
+from rebirth.server.api.deps import RegistryDep, SettingsDep
 from rebirth.server.errors import ApiError, texts
 from rebirth.server.settings import Settings
 
@@ -41,9 +41,21 @@ async def index(settings: SettingsDep) -> FileResponse:
 
 
 @router.get("/game/{game_id}", include_in_schema=False)
-async def game_page(game_id: str, settings: SettingsDep) -> FileResponse:
-    """The game page (the token is in the link's fragment, never sent here)."""
-    return page(settings, "game.html")
+async def game_page(game_id: str, settings: SettingsDep, registry: RegistryDep,
+                    request: Request) -> Response:
+    """The game page (the token is in the link's fragment, never sent here), with the game's
+    Open Graph tags (server/api/share.py) so that a pasted link shows a preview."""
+    from rebirth.server.api.share import og_tags
+
+    answer = page(settings, "game.html")
+    hub = await registry.get(game_id) if len(game_id) <= 64 else None
+    if hub is None:
+        return answer
+    html = Path(answer.path).read_text(encoding="utf-8")
+    async with hub.lock:
+        tags = og_tags(settings, request, hub)
+    html = html.replace("</head>", f"{tags}</head>", 1)
+    return HTMLResponse(html, headers={"Cache-Control": "no-store"})
 
 
 @router.get("/unsubscribe", include_in_schema=False)

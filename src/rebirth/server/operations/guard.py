@@ -143,7 +143,12 @@ def expected_origin(public_url: str, scheme: str, host: str | None) -> tuple[str
     return origin_of(scheme, host or "")
 
 
-def security_headers(host: str | None) -> list[tuple[bytes, bytes]]:
+FRAMEABLE = "/embed/"
+"""The one path prefix other sites may frame (the embeddable spectator view, server/api/share.py,
+which sends its own ``frame-ancestors *``): no ``X-Frame-Options`` there."""
+
+
+def security_headers(host: str | None, *, frameable: bool = False) -> list[tuple[bytes, bytes]]:
     """The headers of every answer. Scripts only from this server (no inline script: the pages
     load modules); inline *styles* stay allowed because the pages colour seat swatches with
     ``style`` attributes. The WebSocket is named explicitly for browsers whose ``'self'`` does
@@ -153,8 +158,9 @@ def security_headers(host: str | None) -> list[tuple[bytes, bytes]]:
            "img-src 'self' data: blob:; font-src 'self'; "
            f"connect-src 'self'{ws}; object-src 'none'; base-uri 'none'; form-action 'self'; "
            "frame-ancestors 'none'")
-    return [(b"content-security-policy", csp.encode()), (b"x-frame-options", b"DENY"),
-            (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer")]
+    out = [(b"content-security-policy", csp.encode()), (b"x-frame-options", b"DENY"),
+           (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer")]
+    return [x for x in out if x[0] != b"x-frame-options"] if frameable else out
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -185,7 +191,7 @@ class Guard:
             await self.app(scope, receive, send)
             return
         host = _header(scope, b"host")
-        extra = security_headers(host)
+        extra = security_headers(host, frameable=scope["path"].startswith(FRAMEABLE))
         no_store = scope["path"].startswith("/api/")
 
         async def send_with_headers(msg: Message) -> None:
