@@ -96,8 +96,9 @@ def test_every_answer_and_refusal_is_declared(app: FastAPI) -> None:
     assert undeclared(doc) == []
     ops = [op for ops in doc["paths"].values() for op in ops.values()]
     # Every REST operation (pages and the socket are not in it); issue 25's accounts, open
-    # games, the transfer code, its claim and the one-click unsubscribe; issue 26's push key
-    # and vacation, the board's PNG, the game's GIF and the public position; the ratings; issue 27's bot stream and move.
+    # games, the transfer code, its claim and the one-click unsubscribe, the ratings; issue
+    # 26's push key, vacation, the board's PNG, the game's GIF and the public position; issue
+    # 27's bot stream and move.
     assert len(ops) == 61, len(ops)
 
 

@@ -31,9 +31,9 @@ from rebirth.server.api import (
     play,
     pwa,
     rematch,
+    share,
 )
 from rebirth.server.api import bot as botapi
-from rebirth.server.api import share
 from rebirth.server.api import clocks as clockapi
 from rebirth.server.api import notify as notify_api
 from rebirth.server.api import pages as static

@@ -189,7 +189,8 @@ def _top(board: str, view: Mapping[str, Any], names: Sequence[str], caption: str
 def png(svg: str) -> bytes:
     """An SVG document as a PNG (its own width and height in px), by cairosvg; ImportError or
     OSError when cairosvg or Debian's libcairo2 is missing."""
-    import cairosvg  # type: ignore[import-untyped]  # imported here: a server without libcairo2 still starts (board.png is 503)
+    # Imported here: a server without libcairo2 still starts (board.png is 503).
+    import cairosvg
 
     out = cairosvg.svg2png(bytestring=svg.encode())
     assert isinstance(out, bytes)
