@@ -33,7 +33,6 @@ def rated_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServe
     srv.start()
     store = Store(f"sqlite:///{db}")
     try:
-        ratingskit.create_standins(store)
         ids = {n: ratingskit.account(store, n) for n in ("Aoife", "Brian", "Ciara")}
         plan = [("Aoife", "Brian", (131, 117), True), ("Aoife", "Ciara", (142, 120), True),
                 ("Brian", "Aoife", (125, 128), True), ("Aoife", "Brian", (150, 101), True),
@@ -143,3 +142,31 @@ def test_the_pages_speak_german_and_french_and_refuse_an_unknown_player(rated_se
     assert page.locator("#stats-sec").is_hidden()
     assert page.errors == []  # type: ignore[attr-defined]
 
+
+
+@pytest.mark.parametrize("viewport,tag", [(PHONE, "phone"), (DESKTOP, "desktop")])
+def test_the_account_page_shows_the_players_history_and_rating_chart(
+        rated_server: LiveServer, new_context: Any, viewport: dict[str, int], tag: str) -> None:
+    """Issue 25 item 3: the account page itself — ongoing/finished games, per board × players
+    the games, win share, average score and rating, and the rating history as a chart."""
+    from rebirth.server.accounts.store import new_session
+    from rebirth.server.persistence.ratings import account_by_name
+
+    store = rated_server.server.config.app.state.registry.store  # type: ignore[union-attr]
+    found = account_by_name(store, "Aoife")
+    assert found is not None
+    sid = new_session(store, found[0], "browser test")
+    ctx = new_context(viewport=viewport, bypass_csp=False)
+    ctx.add_init_script(RECORD)
+    ctx.add_cookies([{"name": "rebirth_session", "value": sid, "url": rated_server.url}])
+    page = open_page(ctx, f"{rated_server.url}/account?lang=en")
+    assert page.locator("#games li").count() == 8  # every game of hers
+    stats = page.locator("#stats li")
+    assert stats.count() == 2 and any("Scotland · 2: 7 games" in x for x in stats.all_inner_texts())
+    assert page.locator("#ratings li").count() == 2
+    assert page.locator("#chart svg circle").count() >= 2
+    assert page.locator("#profile").get_attribute("href") == "/players/Aoife"
+    page.locator("#chart-box").scroll_into_view_if_needed()
+    save_png(page, f"account-history-{tag}.png")
+    assert page.evaluate("() => window.__csp") == []
+    assert page.errors == []  # type: ignore[attr-defined]

@@ -1,58 +1,17 @@
-"""STAND-INS, deleted at merge: the tables of the accounts branch (``accounts``,
-``account_seats``, ``game_meta``: migration 0008_accounts) and of the seat-notification branch
-(``forfeits``) as far as the ratings read them, made in a test's database; and helpers to
-give a game's seats to accounts and mark it rated as those branches will.
-
-Once those branches are on main, :func:`create_standins` becomes a no-op (their migrations
-make the tables) and :func:`account` / :func:`seat` / :func:`rated` write through their own
-modules."""
+"""Accounts for the ratings tests, written straight into the accounts' and the seat
+notifications' own tables (``accounts``, ``account_seats``, ``game_meta``, ``forfeits``):
+helpers to give a game's seats to accounts, mark it rated and record a forfeit."""
 
 from __future__ import annotations
 
 import secrets
 import time
 
-from sqlalchemy import Boolean, Column, Float, Integer, MetaData, String, Table, insert
+from sqlalchemy import insert
 
+from rebirth.server.persistence.accounts import account_seats, accounts, game_meta
+from rebirth.server.persistence.seatnotify import forfeits
 from rebirth.server.persistence.store import Store
-
-standins = MetaData()
-accounts = Table(
-    "accounts", standins,
-    Column("id", String(32), primary_key=True),
-    Column("name", String(32), nullable=False, unique=True),
-    Column("name_key", String(32), nullable=False, unique=True),
-    Column("email", String(254), nullable=True),
-    Column("lang", String(8), nullable=False, default="en"),
-    Column("created", Float, nullable=False),
-    Column("deleted", Boolean, nullable=False, default=False),
-    Column("bot", Boolean, nullable=False, default=False),
-    Column("notify", String(16), nullable=True),
-)
-account_seats = Table(
-    "account_seats", standins,
-    Column("game", String(32), primary_key=True),
-    Column("seat", Integer, primary_key=True),
-    Column("account", String(32), nullable=False, index=True),
-)
-game_meta = Table(
-    "game_meta", standins,
-    Column("game", String(32), primary_key=True),
-    Column("creator_account", String(32), nullable=True),
-    Column("rated", Boolean, nullable=False),
-)
-forfeits = Table(
-    "forfeits", standins,
-    Column("game", String(32), primary_key=True),
-    Column("seat", Integer, primary_key=True),
-    Column("reason", String(16), nullable=False),
-    Column("at", Float, nullable=False),
-)
-
-
-def create_standins(store: Store) -> None:
-    """Make the stand-in tables in the store's database (idempotent)."""
-    standins.create_all(store.engine, checkfirst=True)
 
 
 def account(store: Store, name: str, *, deleted: bool = False) -> str:

@@ -144,7 +144,6 @@ def test_fuzz_ratings_and_profiles(tmp_path: Path) -> None:
 
     with kit.client(tmp_path) as c:
         store = c.app.state.registry.store  # type: ignore[attr-defined]
-        ratingskit.create_standins(store)
         ada, bo = ratingskit.account(store, "Ada"), ratingskit.account(store, "Bo")
         gid = kit.new_game(c, players=2, seats=[{"kind": "human"}, {"kind": "human"}])["game"]
         ratingskit.seat(store, gid, 0, ada)

@@ -158,7 +158,6 @@ def test_fuzz_the_ratings_routes_with_accounts(tmp_path: Path) -> None:
     with serving(create_app(settings_)) as base:
         store = Store(settings_.resolved_database_url())
         try:
-            ratingskit.create_standins(store)
             ids = [ratingskit.account(store, n) for n in ("Ada", "Bo")]
             for _ in range(rs.MIN_GAMES):
                 r = httpx.post(f"{base}/api/games", json={"players": 2, "seats": [{"kind": "human"}] * 2})

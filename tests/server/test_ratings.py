@@ -50,7 +50,6 @@ def count(store: Store, table: Any) -> int:
 def test_a_rated_game_of_two_accounts_moves_both_ratings_once(tmp_path: Path) -> None:
     with kit.client(tmp_path) as c:
         store = store_of(c)
-        ratingskit.create_standins(store)
         ada, bo = ratingskit.account(store, "Ada"), ratingskit.account(store, "Bo")
         gid = game_of(c, TWO)
         ratingskit.seat(store, gid, 0, ada)
@@ -72,7 +71,6 @@ def test_a_rated_game_of_two_accounts_moves_both_ratings_once(tmp_path: Path) ->
 def test_a_game_not_asked_to_be_rated_counts_in_statistics_only(tmp_path: Path) -> None:
     with kit.client(tmp_path) as c:
         store = store_of(c)
-        ratingskit.create_standins(store)
         ada, bo = ratingskit.account(store, "Ada"), ratingskit.account(store, "Bo")
         for value, scores in ((False, (90, 110)), (None, (130, 70))):
             gid = game_of(c, TWO)
@@ -89,7 +87,6 @@ def test_a_game_not_asked_to_be_rated_counts_in_statistics_only(tmp_path: Path) 
 def test_a_guest_seat_or_one_account_in_two_seats_is_not_rated(tmp_path: Path) -> None:
     with kit.client(tmp_path) as c:
         store = store_of(c)
-        ratingskit.create_standins(store)
         ada = ratingskit.account(store, "Ada")
         guest = game_of(c, TWO)
         ratingskit.seat(store, guest, 0, ada)
@@ -106,7 +103,6 @@ def test_a_guest_seat_or_one_account_in_two_seats_is_not_rated(tmp_path: Path) -
 def test_against_bots_only_the_human_moves_and_the_bot_keeps_its_fixed_rating(tmp_path: Path) -> None:
     with kit.client(tmp_path) as c:
         store = store_of(c)
-        ratingskit.create_standins(store)
         ada = ratingskit.account(store, "Ada")
         gid = game_of(c, [{"kind": "human", "name": "Ada"}, {"kind": "hard"}, {"kind": "easy"}])
         ratingskit.seat(store, gid, 0, ada)
@@ -131,7 +127,6 @@ def test_a_seat_that_resigned_finishes_last(tmp_path: Path) -> None:
     """The resigned seat had the most points; it still finishes last (after the bot)."""
     with kit.client(tmp_path) as c:
         store = store_of(c)
-        ratingskit.create_standins(store)
         ada, bo = ratingskit.account(store, "Ada"), ratingskit.account(store, "Bo")
         gid = game_of(c, [{"kind": "human"}, {"kind": "human"}, {"kind": "easy"}])
         ratingskit.seat(store, gid, 0, ada)
@@ -149,7 +144,6 @@ def test_a_seat_that_resigned_finishes_last(tmp_path: Path) -> None:
 def test_leaderboard_best_first_with_a_minimum_of_games(tmp_path: Path) -> None:
     with kit.client(tmp_path) as c:
         store = store_of(c)
-        ratingskit.create_standins(store)
         ids = {n: ratingskit.account(store, n) for n in ("Ada", "Bo", "Cy", "Dee")}
         ratingskit.account(store, "Gone", deleted=True)
         # Ada beats Bo 3 times; Cy beats Dee once (too few games to be listed).
@@ -183,7 +177,6 @@ def test_leaderboard_refuses_bad_queries_in_the_one_error_shape(tmp_path: Path) 
 def test_the_profile_has_statistics_rating_history_and_recent_games(tmp_path: Path) -> None:
     with kit.client(tmp_path) as c:
         store = store_of(c)
-        ratingskit.create_standins(store)
         ada, bo = ratingskit.account(store, "Ada"), ratingskit.account(store, "Bo")
         played = []
         for k, (scores, rated) in enumerate((((120, 100), True), ((90, 130), True), ((140, 60), False))):
@@ -218,7 +211,6 @@ def test_a_game_played_to_its_end_is_recorded_and_rated_by_the_hook(tmp_path: Pa
     reaches the profile or the leaderboard (only finished games' scores and places do)."""
     with kit.client(tmp_path, game_factory=canary_game, seed_factory=lambda: SEED_CANARY) as c:
         store = store_of(c)
-        ratingskit.create_standins(store)
         ada = ratingskit.account(store, "Ada")
         g = kit.new_game(c, board="scotland", players=2, seats=[{"kind": "human", "name": "Ada"},
                                                                 {"kind": "easy"}])

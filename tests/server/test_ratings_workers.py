@@ -26,7 +26,6 @@ def test_a_rated_game_across_two_workers_updates_both_ratings_once(tmp_path: Pat
         with worker(tmp_path, db, r, pfx, heal_interval=600) as a, \
                 worker(tmp_path, db, r, pfx, heal_interval=600) as b:
             store = registry(a).store
-            ratingskit.create_standins(store)
             ada, bo = ratingskit.account(store, "Ada"), ratingskit.account(store, "Bo")
             g = kit.new_game(a, board="scotland", players=2, seats=TWO)
             gid = g["game"]
@@ -73,7 +72,6 @@ def test_two_workers_rating_the_same_game_at_once_rate_it_exactly_once(tmp_path:
         try:
             with kit.client(tmp_path, database_url=db) as c:
                 store = stores[0]
-                ratingskit.create_standins(store)
                 ada, bo = ratingskit.account(store, "Ada"), ratingskit.account(store, "Bo")
                 won: list[str] = []
                 for k in range(20):

@@ -3,6 +3,7 @@
 // signed out) and deleting the account. Not signed in: the sign-in page, then back here.
 import { api, fillLangMenu, h, loadCatalogs, loadLanguages, pickLang, setLang, t, translateDom } from "./common.js";
 import { creationOptions, credentialJson, forgetSignedIn, signinPath } from "./account-kit.js";
+import { ratingChart } from "./ratingchart.js";
 
 const $ = (id) => document.getElementById(id);
 let lang = "en";
@@ -18,6 +19,27 @@ function gameItem(g) {
   return h("li", { class: g.your_turn ? "mine-turn" : "", "data-game": g.game },
     h("a", { href: `/game/${encodeURIComponent(g.game)}?seat=${g.seat}`, class: "big-link" }, label), " ",
     h("b", { class: "mine-status" }, state), " ", h("span", { class: "small" }, when(g.created)));
+}
+
+/** The account's own record (the public profile's answer): per board and player count the
+ * games, win share, average score and rating, and the rating history of the most played rated
+ * series as a chart. */
+async function showHistory(name) {
+  let p;
+  try { p = await api(`/api/players/${encodeURIComponent(name)}`); } catch { return; }
+  const where = (s) => `${t(lang, `board.${s.board}`)} · ${s.players}`;
+  $("stats").replaceChildren(...p.stats.map((s) => h("li", {}, t(lang, "account.stat", {
+    where: where(s), games: s.games, share: Math.round(100 * s.win_share),
+    score: s.average_score.toFixed(1), rating: s.rating === null ? "–" : s.rating }))));
+  const rated = p.stats.filter((s) => s.history.length);
+  $("chart-box").hidden = rated.length === 0;
+  if (rated.length) {
+    const s = rated.reduce((a, b) => (b.history.length > a.history.length ? b : a));
+    $("chart").replaceChildren(ratingChart(s.history, {
+      label: t(lang, "ratings.chart_label", { where: where(s), rating: s.rating }),
+      xLabel: t(lang, "ratings.rated_games"), width: $("chart").clientWidth || 360 }));
+  }
+  $("profile").href = `/players/${encodeURIComponent(name)}`;
 }
 
 async function showSessions() {
@@ -72,8 +94,9 @@ async function show() {
   $("games").replaceChildren(...(me.games.length ? me.games.map(gameItem) : [h("li", {}, t(lang, "account.games.none"))]));
   $("ratings").replaceChildren(...(me.ratings.length ? me.ratings.map((r) => h("li", {},
     t(lang, "account.rating", { board: t(lang, `board.${r.board}`), players: r.players,
-      rating: Math.round(r.mu - 3 * r.sigma), games: r.games }))) : [h("li", {}, t(lang, "account.ratings.none"))]));
+      rating: r.rating, games: r.games }))) : [h("li", {}, t(lang, "account.ratings.none"))]));
   $("body").hidden = false;
+  await showHistory(me.name);
   await Promise.all([showSessions(), showPasskeys()]);
   document.body.dataset.ready = "1";
 }

@@ -51,13 +51,18 @@ class AccountGame(Answer):
 
 
 class Rating(Answer):
-    """One rating of the account (per board and player count; the ratings' own table)."""
+    """One rating of the account per board and player count (the ratings' own answer,
+    server/persistence/ratings.py ``ratings_of``): the displayed rating, openskill's mu and sigma,
+    rated games, wins (ties shared) and the sum of the scores."""
 
     board: str
     players: int
+    rating: int
     mu: float
     sigma: float
     games: int
+    wins: float
+    score_sum: int
 
 
 class AccountPage(Answer):
