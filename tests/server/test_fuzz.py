@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 import json
 from pathlib import Path
 from typing import Any
@@ -157,7 +159,7 @@ def test_fuzz_ratings_and_profiles(tmp_path: Path) -> None:
                extra=st.dictionaries(st.sampled_from(["limit", "board", "x"]), QUERY, max_size=2))
         def check(board: str | None, players: str | None, name: str, extra: dict[str, str]) -> None:
             params = {k: v for k, v in (("board", board), ("players", players)) if v is not None}
-            path = name.replace("/", "%2F").replace("?", "%3F").replace("#", "%23")
+            path = quote(name, safe="")
             for r in (c.get("/api/ratings", params={**extra, **params}), c.get("/api/players/" + path)):
                 assert r.status_code < 500, (board, players, name, r.text)
                 if r.status_code >= 400:
