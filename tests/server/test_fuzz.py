@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-from urllib.parse import quote
-
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
