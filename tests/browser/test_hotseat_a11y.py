@@ -118,5 +118,6 @@ def test_axe_and_keyboard_play(live_server: LiveServer, new_context: Any) -> Non
     assert len(cols.split()) == 1
     small = phone.evaluate("""[...document.querySelectorAll('button, select, input')]
         .filter(e => e.offsetParent !== null)
-        .map(e => e.getBoundingClientRect()).filter(r => r.width < 24 || r.height < 24).length""")
-    assert small == 0
+        .filter(e => { const r = e.getBoundingClientRect(); return r.width < 24 || r.height < 24; })
+        .map(e => `${e.tagName}#${e.id}.${e.className}[${e.type || ''}]`)""")
+    assert small == []

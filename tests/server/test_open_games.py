@@ -130,9 +130,9 @@ def test_the_rating_range_widens_with_waiting_and_a_left_page_is_not_paired(tmp_
         s = store(c)
         ann, bob = person(c, "ann@example.org"), person(c, "bob@example.org")
         a = og.ask(s, ann["X-Account"], "scotland", 2, None, 0.0)
-        b = og.ask(s, bob["X-Account"], "scotland", 2, None, 400.0)
-        # 400 apart: too far at first; both pages keep asking every 5 s, and after 30 s each
-        # accepts 100 + 10 * 30 = 400.
+        b = og.ask(s, bob["X-Account"], "scotland", 2, None, 390.0)
+        # 390 apart: too far at first; both pages keep asking every 5 s, and after 30 s each
+        # accepts 100 + 10 * 30 = 400 (after 25 s: 350).
         group = None
         waited = 0.0
         while group is None and waited < 60:

@@ -624,8 +624,14 @@ function renderNotify() {
 /** After a seat's sync (issue 26 item 4): the moves others made since this seat's last move
  * (or since this browser last showed it the game), step by step, then the board now. */
 let recapOpen = false;
+let recapAsked = false;
 function recapCheck() {
   if (S.seat === null || !S.view || S.view.phase === "end" || recapOpen) return;
+  // Only when the seat is opened (the first sync of this page): a page that stayed open saw
+  // every move as it came (a reconnect, a clock's take-back). A hot-seat device's players
+  // watched each other's moves on it.
+  if (recapAsked || S.role === "table") { markSeen(S.gameId, S.seat, S.version); return; }
+  recapAsked = true;
   const found = stepsSince(S.log, S.seat, seenVersion(S.gameId, S.seat));
   markSeen(S.gameId, S.seat, S.version);
   if (!found || !S.model) return;
