@@ -110,6 +110,9 @@ class ClockState:
     seat is away *and* its own clock runs: its turn's time stands still until they are used up."""
     away: list[bool] = field(default_factory=list)
     """Per seat: its player is on vacation."""
+    vacation_year: list[int] = field(default_factory=list)
+    """Per seat away: the calendar year its account's vacation was reserved from (0: a guest
+    seat's own allowance, or not away)."""
     changes: str = "agreement"
     """Who must agree to add time or turn the clock off (issue 26 item 6): ``agreement``:
     every human seat; ``creator``: the game's creator alone."""
@@ -288,7 +291,8 @@ class ClockState:
         return {"spec": self.spec.to_json(), "remaining": self.remaining, "running": self.running,
                 "since": self.since, "enabled": self.enabled, "timed_out": self.timed_out,
                 "notices": self.notices, "vacation": self.vacation, "away": self.away,
-                "changes": self.changes, "creator": self.creator, "proposal": self.proposal}
+                "changes": self.changes, "creator": self.creator, "proposal": self.proposal,
+                "vacation_year": self.vacation_year}
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> ClockState:
@@ -300,6 +304,7 @@ class ClockState:
                           [float(x) for x in d.get("vacation", [0.0] * n)],
                           [bool(x) for x in d.get("away", [False] * n)],
                           # Clocks stored before agreements existed: every human agrees.
+                          [int(x) for x in d.get("vacation_year", [0] * n)],
                           str(d.get("changes", "agreement")), d.get("creator"), d.get("proposal"))
 
     def frame(self, now: float) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from rebirth.server.authority.kernel import Unchanged
 from rebirth.server.authority.live import LiveGame
 from rebirth.server.errors import ApiError, texts
 from rebirth.server.persistence import clocks as clockstore
+from rebirth.server.persistence import vacation as vacstore
 from rebirth.server.persistence.seatnotify import forfeit_in, unforfeit_in
 from rebirth.server.persistence.store import Store
 
@@ -349,11 +350,21 @@ class VacationChange(BaseModel):
 class Vacation(ClockMove):
     """A seat's player goes on vacation or comes back (issue 26 item 3): while away, the seat's
     own turn clock stands still until its vacation allowance is used up (then it runs again and
-    the time-out stays the final guarantee that the game moves on). Only turn clocks."""
+    the time-out stays the final guarantee that the game moves on). Only turn clocks.
+
+    A seat held by an account (``account``) draws on the account's allowance of calendar year
+    ``year`` (``left_s`` of ``cap_s`` left, read before): going away reserves all it has left in
+    the clock's own transaction (a conditional UPDATE: two games or workers cannot take the same
+    days), coming back gives the unused part back. A guest seat uses its allowance per game."""
 
     seat: int = 0
     on: bool = True
+    account: str | None = None
+    year: int = 0
+    left_s: float = 0.0
+    cap_s: float = 0.0
     kind: str = "vacation"
+    _refund: tuple[int, float] | None = None
 
     def clock_after(self, game: LiveGame) -> tuple[ClockState, dict[int, tuple[str, str]]]:
         st = game.clock
@@ -362,11 +373,34 @@ class Vacation(ClockMove):
         if st.is_away(self.seat) == self.on:
             raise Unchanged("already so")
         new = copy.deepcopy(st)
+        years = list(new.vacation_year) or [0] * len(new.vacation)
         t = now()
         if self.on:
-            if new.vacation_left(self.seat, t) <= 0:
+            if self.account is not None:
+                if self.left_s <= 0:
+                    raise ApiError(409, "no_vacation_left", texts("server.no_vacation_year"))
+                new.vacation[self.seat] = self.left_s
+                years[self.seat] = self.year
+            elif new.vacation_left(self.seat, t) <= 0:
                 raise ApiError(409, "no_vacation_left", texts("server.no_vacation_left"))
+            new.vacation_year = years
             new.go_away(self.seat, t, game.version)
         else:
             new.come_back(self.seat, t, game.version)
+            if years[self.seat]:
+                unused = new.vacation[self.seat]
+                self._refund = (years[self.seat], unused)
+                # Shown until the next start: what the account has left this year now.
+                new.vacation[self.seat] = self.left_s + (unused if years[self.seat] == self.year else 0.0)
+                years[self.seat] = 0
+                new.vacation_year = years
         return new, {}
+
+    def also(self, before: LiveGame, after: LiveGame) -> Callable[[Connection], None] | None:
+        if self.account is None:
+            return None
+        if self.on:
+            return vacstore.reserve_in(self.account, self.year, self.left_s, self.cap_s)
+        if self._refund is not None:
+            return vacstore.refund_in(self.account, *self._refund)
+        return None
