@@ -99,7 +99,7 @@ def test_every_answer_and_refusal_is_declared(app: FastAPI) -> None:
     # games, the transfer code, its claim and the one-click unsubscribe, the ratings; issue
     # 26's push key, vacation, the board's PNG, the game's GIF and the public position; issue
     # 27's bot stream and move.
-    assert len(ops) == 61, len(ops)
+    assert len(ops) == 62, len(ops)
 
 
 def test_answers_name_their_fields(app: FastAPI) -> None:
