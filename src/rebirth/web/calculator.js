@@ -11,6 +11,10 @@ let lang = "en"; // chosen in main(), once the served languages are known
 const S = window.rebirthState = {
   pos: null, result: null, error: null, version: 0, seat: 0, tile: "E", overlay: "regions",
   boards: {}, model: null, view: null, busy: 0,
+  // Ireland's castle missions (I-10) the user marked as fulfilled earlier (mission id -> seats):
+  // castles can be lost again, so the tiles cannot tell; every other fulfilment is derived from
+  // the tiles by the server, so erasing the tile that met a mission un-marks it.
+  paid: {},
 };
 
 // The board's facts from the server (server/pages/facts.py): tile codes, categories, display size…
@@ -59,7 +63,22 @@ function decode(text) {
 }
 
 function writeFragment() {
-  history.replaceState(null, "", `#p=${encode(S.pos)}&seat=${S.seat}`);
+  const paid = Object.keys(S.paid).length ? `&paid=${encode(S.paid)}` : "";
+  history.replaceState(null, "", `#p=${encode(S.pos)}&seat=${S.seat}${paid}`);
+}
+
+const isCastleMission = (card) => card?.condition?.type === "castles_held";
+
+/** S.paid restricted to what `pos` can hold: castle missions on display, seats of its player count. */
+function paidOf(pos) {
+  const cards = new Map((S.boards[pos.board]?.missions?.cards || []).map((c) => [c.id, c]));
+  const shown = new Set(pos.display || []);
+  const out = {};
+  for (const [mid, seats] of Object.entries(S.paid)) {
+    const ok = (Array.isArray(seats) ? seats : []).filter((q) => Number.isInteger(q) && q >= 0 && q < pos.players);
+    if (shown.has(mid) && isCastleMission(cards.get(mid)) && ok.length) out[mid] = [...new Set(ok)].sort();
+  }
+  return out;
 }
 
 // ------------------------------------------------------------------ server
@@ -75,15 +94,19 @@ function showError(msg) {
 async function commit(pos, { quiet = false } = {}) {
   S.busy++;
   const mine = S.seq = (S.seq || 0) + 1;
+  // Only the marked castle missions go as given; the server derives the rest from the tiles.
+  const paid = paidOf(pos);
+  const sent = pos.board === "ireland" ? { ...pos, fulfilled: paid } : pos;
   try {
     const r = await fetch("/api/score", { method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ position: pos, seat: Math.min(S.seat, pos.players - 1), lang, refresh: true,
+      body: JSON.stringify({ position: sent, seat: Math.min(S.seat, pos.players - 1), lang, refresh: true,
         names: Array.from({ length: pos.players }, (_, q) => `${t(lang, `calc.colour${q}`)} (${SEAT_LETTERS[q]})`) }) });
     const data = await r.json().catch(() => ({}));
     // A later edit was sent meanwhile: its answer, not this older one, decides what is shown.
     if (mine !== S.seq) return null;
     if (r.ok) {
       S.pos = data.position;
+      S.paid = paid;
       S.result = data;
       S.ask = null;
       showError("");
@@ -397,6 +420,7 @@ function paintMissions(names) {
       const who = (ful.get(c.id) || []).map((q) => SEAT_LETTERS[q]).join(" ");
       det.append(h("label", { class: "mission-pick" }, cb, ` ${c.id} (${(c.values || []).join("/")}): ${txt(c.text, lang)}`,
         who ? h("b", {}, ` ✔ ${who}`) : ""));
+      if (shown.has(c.id) && isCastleMission(c)) det.append(paidPicker(c.id, names));
     }
     box.append(det);
   }
@@ -404,6 +428,25 @@ function paintMissions(names) {
   if (R && R.missions.length) {
     box.append(h("ul", { class: "plain" }, ...R.missions.map((m) => h("li", {}, `${m.fulfilled ? "✔" : "✘"} ${m.text}`))));
   }
+}
+
+/** Who fulfilled castle mission `mid` earlier and has lost the castles since (I-10: paid once). */
+function paidPicker(mid, names) {
+  const marked = new Set(S.paid[mid] || []);
+  const row = h("div", { class: "paid-pick", role: "group", "aria-label": `${mid}: ${t(lang, "calc.castle_paid")}` },
+    h("span", { class: "small" }, t(lang, "calc.castle_paid")));
+  for (let q = 0; q < S.pos.players; q++) {
+    const cb = h("input", { type: "checkbox", checked: marked.has(q) || undefined, "data-paid": mid, "data-seat": q });
+    cb.addEventListener("change", () => {
+      const before = structuredClone(S.paid);
+      const set = new Set(S.paid[mid] || []);
+      if (cb.checked) set.add(q); else set.delete(q);
+      S.paid = { ...S.paid, [mid]: [...set] };
+      commit(S.pos).then((ok) => { if (ok === false) { S.paid = before; cb.checked = !cb.checked; } });
+    });
+    row.append(h("label", { class: "choice paid-seat", title: names[q] }, cb, ` ${names[q]}`));
+  }
+  return row;
 }
 
 function choices(box, name, items, current, onPick) {
@@ -441,26 +484,36 @@ function paintPalette() {
 async function setBoard(board, players, pos = null) {
   await loadBoard(board);
   const next = pos || emptyPosition(board, players);
+  const before = S.paid;
+  if (!pos) S.paid = {}; // a new position: nothing was fulfilled before
   const ok = await commit(next);
+  if (ok === false) S.paid = before;
   if (ok === false) { $("board").value = S.pos.board; $("players").value = String(S.pos.players); }
   return ok;
 }
 
-/** A position from outside (fragment, import): refused as a whole if it does not parse or score. */
-async function adopt(pos) {
+/** A position from outside (fragment, import): refused as a whole if it does not parse or score.
+ * Its fulfilled castle missions count as marked (a file cannot say which the tiles met), unless
+ * the fragment says which were marked (`paid`). */
+async function adopt(pos, paid = null) {
   if (!pos || typeof pos !== "object" || !S.boards[pos.board] && !["scotland", "ireland"].includes(pos.board)) {
     showError(t(lang, "calc.err_board"));
     return false;
   }
   await loadBoard(pos.board);
-  return commit(pos);
+  const before = S.paid;
+  S.paid = paid || (pos.fulfilled && typeof pos.fulfilled === "object" && !Array.isArray(pos.fulfilled) ? pos.fulfilled : {});
+  const ok = await commit(pos);
+  if (ok === false) S.paid = before;
+  return ok;
 }
 
 function readFragment() {
-  const m = /^#p=([A-Za-z0-9_-]*)(?:&seat=(\d))?$/.exec(location.hash);
+  const m = /^#p=([A-Za-z0-9_-]*)(?:&seat=(\d))?(?:&paid=([A-Za-z0-9_-]*))?$/.exec(location.hash);
   if (!m) return null;
   try {
-    return { pos: decode(m[1]), seat: Number(m[2] || 0) };
+    const paid = m[3] ? decode(m[3]) : null;
+    return { pos: decode(m[1]), seat: Number(m[2] || 0), paid: paid && typeof paid === "object" ? paid : null };
   } catch {
     return { broken: true };
   }
@@ -482,7 +535,7 @@ async function main() {
   if (frag?.broken) showError(t(lang, "calc.err_fragment"));
   else if (frag) {
     S.seat = frag.seat;
-    if (!(await adopt(frag.pos))) showError(`${t(lang, "calc.err_fragment")} ${S.error || ""}`);
+    if (!(await adopt(frag.pos, frag.paid))) showError(`${t(lang, "calc.err_fragment")} ${S.error || ""}`);
   }
   $("board").addEventListener("change", () => setBoard($("board").value, Number($("players").value)));
   $("players").addEventListener("change", () => setBoard($("board").value, Number($("players").value)));
