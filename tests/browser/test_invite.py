@@ -87,8 +87,10 @@ def test_the_admins_revoke_gives_a_new_invitation_and_the_old_token_is_refused(
     admin.wait_for_function("Object.keys(window.rebirthState.newLinks).length === 1")
     new_url = admin.locator(".revoke-box .url").input_value()
     assert "#i=" in new_url and new_url != res["links"]["seats"][0]["url"]
-    # The admin's browser holds no seat token.
-    assert stored_tokens(admin) == {}
+    # The admin's browser holds no seat token: only the admin link's own, kept when the page
+    # took it out of the address bar (issue 26 item 6).
+    assert list(stored_tokens(admin)) == [f"rebirth.seat.{gid}.admin"]
+    assert admin.evaluate(f"JSON.parse(localStorage.getItem('rebirth.seat.{gid}.admin')).role") == "admin"
     old.wait_for_function("window.rebirthState.error !== ''")
     r = httpx.get(f"{live_server.url}/api/games/{gid}/record",
                   headers={"Authorization": f"Bearer {old_token}"}, timeout=10)

@@ -2,7 +2,7 @@
 // The page computes no rule: the server's answer (the engine, the code of `rebirth score`) is shown.
 // The position lives in the URL fragment (#p=base64url(JSON)); nothing is stored on the server.
 import { BoardView, MapModel } from "./board.js";
-import { frameTurn } from "./phone.js";
+import { frameTurn, resetWhenWide } from "./phone.js";
 import { SEAT_LETTERS, fillLangMenu, h, loadCatalogs, loadLanguages, pickLang, setLang, sv, t, translateDom, txt } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
@@ -154,6 +154,7 @@ function ensureView() {
         $("hover").textContent = cells.length ? `${label}: ${cells.map((c) => `${c.tile} +${c.points[S.result.heat.seat]}`).join(", ")} — ${cells[0].why.slice(1).join(" ")}` : label;
       },
     });
+    resetWhenWide(S.view);
   }
   const key = `${S.pos.board}/${S.pos.players}/${lang}`;
   if (S.paletteFor !== key) { S.paletteFor = key; paintPalette(); }

@@ -32,6 +32,9 @@ const S = {
   sent: false,         // an action is on its way: no second one until the server answers
   selected: null, cursor: null, hover: null, preview: null,
   prefs: { confirm: localStorage.getItem("rebirth.confirm") !== "off" },
+  board: null,         // the board's id (scotland, ireland)
+  refused: null,       // a refused invitation's code: the page shows the spectators' view
+  refusedGone: false,  // … and that view could not be read
   boardData: null, model: null, error: "",
   analysis: { status: "none" },  // after the end: none / running {done, total} / done {data} / failed {why}
 };
@@ -79,7 +82,7 @@ function onMessage(msg) {
     if (!resume) recapCheck();
     settleLink(S.gameId, token, S.role, S.seat);
     // "My games" names this game by who this link plays: the seat's name, or its role.
-    rememberGame({ game: S.gameId, url: location.pathname + location.hash, role: S.role,
+    rememberGame({ game: S.gameId, url: location.pathname + location.hash, role: S.role, board: S.board,
       name: S.role === "seat" ? S.names[S.seat] : undefined });
   } else if (msg.type === "update") {
     S.sent = false; S.error = "";
@@ -780,7 +783,9 @@ async function init() {
     return;
   }
   buildBoard();
-  rememberGame({ game: S.gameId, url: location.pathname + location.hash, board: summary.board });
+  S.board = summary.board;
+  // A `#t=` link's page is remembered at its first sync, under the slot it then shows (seat.js).
+  if (!location.hash.startsWith("#s=link")) rememberGame({ game: S.gameId, url: location.pathname + location.hash, board: summary.board });
   labelsToggle($("pref-labels"), $("board"));
   $("zoom-in").addEventListener("click", () => board.zoom(1.25));
   $("zoom-out").addEventListener("click", () => board.zoom(0.8));
@@ -837,7 +842,8 @@ function renderRefused() {
   const el = $("refused");
   el.hidden = !S.refused;
   if (!S.refused) return;
-  const key = S.refusedGone ? "claim.refused.gone" : S.refused === "claimed" ? "claim.refused.claimed" : "claim.refused.other";
+  const known = ["claimed", "code_used", "code_expired"];
+  const key = S.refusedGone ? "claim.refused.gone" : `claim.refused.${known.includes(S.refused) ? S.refused : "other"}`;
   el.replaceChildren(h("p", {}, t(S.lang, key)),
     h("a", { class: "button primary", id: "to-lobby", href: "/" }, t(S.lang, "claim.lobby")));
 }

@@ -4,7 +4,7 @@
 import { BoardView, MapModel } from "./board.js";
 import { SEAT_LETTERS, api, h, render, t, tn, txt } from "./common.js";
 import { announce, cardOf, endScreen, errorText, myTables, publicMission, rememberTable, turnStatus } from "./kit.js";
-import { fitAtEnd, frameTurn } from "./phone.js";
+import { fitAtEnd, frameTurn, resetWhenWide } from "./phone.js";
 
 const $ = (id) => document.getElementById(id);
 let S = null; // the page's state, given by initPlay
@@ -206,16 +206,20 @@ function whyLines() {
 /** The last entry in words (issue 26 item 6): "Ailsa (A) placed Energy farm on E9", from the
  * server's facts of the entry (never by splitting its text), its wire form after it, small. */
 function entryLine(d) {
-  const f = d.last.fact;
-  const seat = d.entries[d.entries.length - 1]?.seat;
-  const name = seat === null || seat === undefined ? "" : who(seat);
-  let words = "";
-  if (f?.kind === "place" || f?.kind === "discard" || f?.kind === "reveal") {
-    words = t(S.lang, `table.entry.${f.kind}`, { name, tile: t(S.lang, `tile.${f.tile}`), hex: f.hex });
-  } else if (f?.kind === "mark") words = t(S.lang, "table.entry.mark", { name, mission: f.mission });
-  else if (f?.kind === "token") words = t(S.lang, "table.entry.token", { token: tokenName(f.token) });
-  else if (f?.kind === "card") words = t(S.lang, "table.entry.card", { card: f.card });
+  const words = entryWords(d.last.fact, d.entries[d.entries.length - 1]?.seat);
   return h("p", { class: "t-entry" }, words || d.last.entry, words ? h("span", { class: "small" }, " ", h("code", {}, d.last.entry)) : "");
+}
+
+/** An entry's facts in words ("" for facts the page does not know). */
+function entryWords(f, seat) {
+  const name = seat === null || seat === undefined ? "" : who(seat);
+  if (f?.kind === "place" || f?.kind === "discard" || f?.kind === "reveal") {
+    return t(S.lang, `table.entry.${f.kind}`, { name, tile: t(S.lang, `tile.${f.tile}`), hex: f.hex });
+  }
+  if (f?.kind === "mark") return t(S.lang, "table.entry.mark", { name, mission: f.mission });
+  if (f?.kind === "token") return t(S.lang, "table.entry.token", { token: tokenName(f.token) });
+  if (f?.kind === "card") return t(S.lang, "table.entry.card", { card: f.card });
+  return "";
 }
 
 function renderWhy() {
@@ -274,8 +278,12 @@ function renderPublic() {
 function renderLog() {
   const d = S.data;
   const ol = $("log");
-  ol.replaceChildren(...d.entries.map((e, i) => h("li", {}, `${i + 1}. `,
-    e.chance ? h("i", {}, e.chance) : `${who(e.seat)}: ${e.action}`)));
+  ol.replaceChildren(...d.entries.map((e, i) => {
+    const words = entryWords(e.fact, e.seat);
+    const code = e.chance || e.action;
+    return h("li", {}, `${i + 1}. `, words ? [words, " ", h("code", { class: "small" }, code)]
+      : e.chance ? h("i", {}, e.chance) : `${who(e.seat)}: ${e.action}`);
+  }));
   ol.scrollTop = ol.scrollHeight;
 }
 
@@ -363,6 +371,7 @@ export async function initPlay(state) {
   S.model = new MapModel(S.boardData);
   // The board paints the seats in the colours chosen for this table.
   S.board = new BoardView($("board"), S.model, S.lang, { onPick: pick, colours: S.data.colours });
+  resetWhenWide(S.board);
   $("board").addEventListener("keydown", onBoardKey);
   $("zoom-in").addEventListener("click", () => S.board.zoom(1.3));
   $("zoom-out").addEventListener("click", () => S.board.zoom(1 / 1.3));

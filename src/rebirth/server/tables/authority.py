@@ -223,7 +223,9 @@ class TableHub:
                      "events": [e.to_json(None) for e in v.last_events]},
             "last_place": None if (lp := st.last_placement()) is None
             else {"seat": lp[0], "hex": lp[1].label},
-            "entries": st.history_json(),
+            # Each entry with its facts, so that the page's log names tiles and spaces in words.
+            "entries": [{**e, "fact": entry_json(st.parse(str(e.get("action") or e["chance"])))}
+                        for e in st.history_json()],
             "series": list(v.series) if st.is_terminal() else [],
             "view": st.view(None).to_json(),
         }
