@@ -56,7 +56,8 @@ def test_a_seat_token_lives_only_in_the_browser_that_claimed_it(live_server: Liv
     assert "already taken in another browser" in b.inner_text("#refused")
     assert stored_tokens(b) == {}
     b.wait_for_function("window.rebirthState.view !== null")
-    assert state(b, "S.role") == "spectator" and state(b, "S.seat") is None and state(b, "S.view.hand") is None
+    assert state(b, "S.role") == "spectator" and state(b, "S.seat") is None
+    assert state(b, "S.view.hand") is None
     assert token not in b.content()
     # In German too (the catalog's text).
     ctx_de = new_context(locale="de-DE")

@@ -34,14 +34,16 @@ SMALL_CONTROLS = """(min) => [...document.querySelectorAll('button, input, selec
   .filter((el) => el.offsetParent !== null && getComputedStyle(el).visibility !== 'hidden')
   .map((el) => { const wrap = ['radio', 'checkbox', 'file'].includes(el.type) ? el.closest('label') : null;
     return [`${el.tagName}#${el.id}.${el.className}`, (wrap || el).getBoundingClientRect()]; })
-  .filter(([, r]) => r.width < min || r.height < min).map(([n, r]) => `${n} ${r.width.toFixed(1)}x${r.height.toFixed(1)}`)"""
+  .filter(([, r]) => r.width < min || r.height < min)
+  .map(([n, r]) => `${n} ${r.width.toFixed(1)}x${r.height.toFixed(1)}`)"""
 
 # The hexes wholly inside the board's box and not covered (a finger can tap them): their smaller side.
 HEXES_IN_VIEW = """(sel) => { const b = document.querySelector(sel).getBoundingClientRect(); const out = [];
   for (const g of document.querySelectorAll(sel + ' g.space')) {
     const r = g.querySelector('polygon.hex').getBoundingClientRect();
     const hit = document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2);
-    if (r.left >= b.left && r.right <= b.right && r.top >= b.top && r.bottom <= Math.min(b.bottom, innerHeight)
+    if (r.left >= b.left && r.right <= b.right && r.top >= b.top
+        && r.bottom <= Math.min(b.bottom, innerHeight)
         && g.contains(hit)) out.push([g.dataset.label, Math.min(r.width, r.height)]);
   }
   return out; }"""
@@ -58,7 +60,7 @@ def _german(page: Page) -> None:
 
 def _page(ctx: Any, url: str, lang: str = "en") -> Page:
     """A page of ``url`` in ``lang`` (German: as the user's choice), its errors collected."""
-    page = ctx.new_page()
+    page: Page = ctx.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.errors = errors  # type: ignore[attr-defined]
@@ -90,8 +92,9 @@ def test_a_refused_browser_watches_the_game_with_a_way_back_to_the_lobby(
     a = open_page(new_context(), invite)
     a.wait_for_function("window.rebirthState.seat === 0")
     (token,) = stored_tokens(a).values()
-    for lang, sentence, lobby in (("en", "This invitation was already taken in another browser", "Back to the lobby"),
-                                  ("de", "Diese Einladung wurde schon in einem anderen Browser", "Zurück zur Startseite")):
+    for lang, sentence, lobby in (
+            ("en", "This invitation was already taken in another browser", "Back to the lobby"),
+            ("de", "Diese Einladung wurde schon in einem anderen Browser", "Zurück zur Startseite")):
         page = _page(new_context(**kind), invite, lang)
         assert page.evaluate("document.body.dataset.claim") == "claimed"
         # A sentence from the catalog, capitalised, and the way back to the lobby.
@@ -227,7 +230,8 @@ def test_the_calculator_and_the_table_companion_have_44_px_targets_on_a_phone(
     label = shown[len(shown) // 2][0]
     before = state(calc, "S.version")
     calc.locator(f"#board-svg g.space[data-label='{label}'] polygon.hex").tap()
-    calc.wait_for_function("(v) => window.rebirthState.version > v && window.rebirthState.busy === 0", arg=before)
+    calc.wait_for_function("(v) => window.rebirthState.version > v && window.rebirthState.busy === 0",
+                           arg=before)
     assert any(x["hex"] == label for x in state(calc, "S.pos.tiles"))
     _check_targets(calc, "#board-svg", "calculator after a tap")
     calc.evaluate("window.scrollTo(0, 0)")
@@ -238,7 +242,8 @@ def test_the_calculator_and_the_table_companion_have_44_px_targets_on_a_phone(
     table.fill("#s-name-0", "Ailsa")
     table.fill("#s-name-1", "Brodie")
     table.locator("#s-create").tap()
-    table.wait_for_function("window.tableState && window.tableState.data !== null && document.body.dataset.ready === '1'")
+    table.wait_for_function("window.tableState && window.tableState.data !== null "
+                            "&& document.body.dataset.ready === '1'")
     legal = set(table.evaluate("Object.keys(window.tableState.data.legal.hexes)"))
     shown = _check_targets(table, "#board", "table companion")
     assert any(lab in legal for lab, _ in shown), "no open hex in view"
@@ -254,7 +259,8 @@ def test_the_calculator_and_the_table_companion_have_44_px_targets_on_a_phone(
 
 # ------------------------------------------------------------------ 4. the big clock
 
-SET_LEFT = """(s) => { const C = window.rebirthClock; C.frame.left[C.frame.running] = s; C.at = Date.now() / 1000; }"""
+SET_LEFT = """(s) => { const C = window.rebirthClock;
+  C.frame.left[C.frame.running] = s; C.at = Date.now() / 1000; }"""
 
 
 @pytest.mark.parametrize(("device", "kind"), DEVICES)
@@ -287,7 +293,8 @@ def test_a_big_clock_with_amber_and_red_near_the_end(live_server: LiveServer, ne
         amber = big.evaluate("(e) => getComputedStyle(e).backgroundColor")
         assert amber != normal_bg
         # The player's own card says so too.
-        assert "level-low" in (page.locator(f".player[data-seat='{running}'] .clock").get_attribute("class") or "")
+        card = page.locator(f".player[data-seat='{running}'] .clock")
+        assert "level-low" in (card.get_attribute("class") or "")
         save_png(page, f"clock-{device}-{lang}-low.png")
         page.evaluate(SET_LEFT, 15)
         page.wait_for_function("document.getElementById('bigclock').dataset.level === 'critical'")
@@ -303,7 +310,8 @@ def test_a_big_clock_with_amber_and_red_near_the_end(live_server: LiveServer, ne
             page.locator(f"#board g.space[data-label='{label}'] polygon.hex").tap()
             page.wait_for_selector("#preview .points")
             for sel in ("#confirm-yes", "#preview .points", "#bigclock"):
-                assert page.evaluate("""(sel) => { const r = document.querySelector(sel).getBoundingClientRect();
+                assert page.evaluate("""(sel) => {
+                    const r = document.querySelector(sel).getBoundingClientRect();
                     return r.top >= 0 && r.bottom <= innerHeight; }""", sel), sel
         assert not page.errors  # type: ignore[attr-defined]
 
@@ -333,8 +341,9 @@ def _table_until_one_point(server: LiveServer) -> tuple[str, str, list[dict[str,
     """A table game entered over REST up to the first entry that scores exactly 1 point for a
     seat; returns its id, token and the entries left."""
     rec, _ = bot_game("scotland", 5)
-    t = httpx.post(f"{server.url}/api/tables", json={"board": "scotland", "players": 2, "names": ["Ailsa", "Brodie"],
-                   "start_player": rec["setup"]["start_player"]}, timeout=10).json()
+    t = httpx.post(f"{server.url}/api/tables", json={
+        "board": "scotland", "players": 2, "names": ["Ailsa", "Brodie"],
+        "start_player": rec["setup"]["start_player"]}, timeout=10).json()
     flat = [e for group in table_entries(rec) for e in group]
     for i, e in enumerate(flat):
         st = _post_entry(server, t["table"], t["token"], e)
@@ -348,7 +357,8 @@ def _table_until_one_point(server: LiveServer) -> tuple[str, str, list[dict[str,
 
 
 def _post_entry(server: LiveServer, tid: str, token: str, e: dict[str, Any]) -> dict[str, Any]:
-    cur = httpx.get(f"{server.url}/api/tables/{tid}", headers={"Authorization": f"Bearer {token}"}, timeout=10).json()
+    auth = {"Authorization": f"Bearer {token}"}
+    cur = httpx.get(f"{server.url}/api/tables/{tid}", headers=auth, timeout=10).json()
     body: dict[str, Any] = {"entry": e.get("action") or e["chance"], "version": cur["version"]}
     if "action" in e:
         body["seat"] = e["seat"]
@@ -375,12 +385,14 @@ def test_the_table_companion_speaks_in_words(live_server: LiveServer, new_contex
             assert placed in entry and f"{fact['hex']}" in entry and not entry.startswith(fact["text"]), entry
             assert TILE_NAMES[lang].get(fact["tile"], "") in entry, entry
             assert page.locator("#why .t-entry code").inner_text() == fact["text"]
+            # The log of entries too.
+            assert placed in page.locator("#log li").last.inner_text()
             assert not page.errors  # type: ignore[attr-defined]
             page.locator("#why").scroll_into_view_if_needed()
             save_png(page, f"table-entry-{device}-{lang}.png")
             # The hidden board heading in the page's language, naming the board.
             assert page.locator("#board-h").text_content() == heading
-            assert page.evaluate("document.getElementById('board').getAttribute('aria-labelledby')") == "board-h"
+            assert page.get_attribute("#board", "aria-labelledby") == "board-h"
     # The end screen (every entry made), English and German, phone and desktop.
     for e in rest:
         _post_entry(live_server, tid, token, e)
@@ -392,7 +404,8 @@ def test_the_table_companion_speaks_in_words(live_server: LiveServer, new_contex
             save_png(page, f"table-end-{device}-{lang}.png")
 
 
-def test_the_calculators_board_is_named_in_the_pages_language(live_server: LiveServer, new_context: Any) -> None:
+def test_the_calculators_board_is_named_in_the_pages_language(live_server: LiveServer,
+                                                               new_context: Any) -> None:
     page = _page(new_context(), live_server.url + "/calculator", "de")
     assert page.get_attribute("#board-svg", "aria-label") == "Spielplan"
     assert page.locator("#board-h").text_content() == "Spielplan"

@@ -219,7 +219,8 @@ class TableHub:
             "supply_left": [st.supply_left(q) for q in range(n)],
             # The last entry as facts too (its kind and parts), so the page names the tile and
             # the space in words without splitting the entry's text (docs/table.md).
-            "last": {"entry": v.last_entry, "fact": None if v.last_entry is None else entry_json(st.parse(v.last_entry)),
+            "last": {"entry": v.last_entry,
+                     "fact": None if v.last_entry is None else entry_json(st.parse(v.last_entry)),
                      "events": [e.to_json(None) for e in v.last_events]},
             "last_place": None if (lp := st.last_placement()) is None
             else {"seat": lp[0], "hex": lp[1].label},
