@@ -35,7 +35,17 @@ def pick(page: Page, seat: int, tile: str) -> None:
     page.locator(f"#pick-tile input[value='{tile}']").check()
 
 
+# A phone shows the calculator's board zoomed (issue 26 item 6): pan a hex outside the board's
+# box into its middle first, as a finger would.
+PAN_TO = """(l) => { const v = window.rebirthState.view; const svg = document.getElementById('board-svg');
+  const b = svg.getBoundingClientRect();
+  const r = svg.querySelector(`g.space[data-label='${l}'] polygon.hex`).getBoundingClientRect();
+  if (r.left >= b.left && r.right <= b.right - 56 && r.top >= b.top && r.bottom <= b.bottom) return;
+  const [x, y] = v.centre(l); const [, , w, hh] = v.vb; v.setViewBox([x - w / 2, y - hh / 2, w, hh]); }"""
+
+
 def click_hex(page: Page, label: str) -> None:
+    page.evaluate(PAN_TO, label)
     settle(page, lambda: page.locator(f"#board-svg g.space[data-label='{label}'] polygon.hex").click())
 
 

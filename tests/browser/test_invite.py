@@ -49,12 +49,15 @@ def test_a_seat_token_lives_only_in_the_browser_that_claimed_it(live_server: Liv
     assert token not in json.dumps(res)
     assert _ws_answer(live_server, gid, token)["seat"] == 0
 
-    # Browser B opens the same (claimed) invitation: the catalog's words, no token, no view.
+    # Browser B opens the same (claimed) invitation: the catalog's words, no token, the
+    # spectators' public view (issue 26 item 6: tests/browser/test_newcomer_frictions.py).
     b = open_page(ctx_b, invite)
     assert b.evaluate("document.body.dataset.claim") == "claimed"
-    assert "already taken in another browser" in b.inner_text("#status")
+    assert "already taken in another browser" in b.inner_text("#refused")
     assert stored_tokens(b) == {}
-    assert state(b, "S.view") is None and state(b, "S.role") is None
+    b.wait_for_function("window.rebirthState.view !== null")
+    assert state(b, "S.role") == "spectator" and state(b, "S.seat") is None
+    assert state(b, "S.view.hand") is None
     assert token not in b.content()
     # In German too (the catalog's text).
     ctx_de = new_context(locale="de-DE")
@@ -62,7 +65,7 @@ def test_a_seat_token_lives_only_in_the_browser_that_claimed_it(live_server: Liv
     de.add_init_script("localStorage.setItem('rebirth.lang', 'de')")
     de.goto(invite)
     de.wait_for_selector("body[data-ready='1']")
-    assert "anderen Browser" in de.inner_text("#status")
+    assert "anderen Browser" in de.inner_text("#refused")
 
     # A later visit of A without any fragment uses the stored token.
     again = open_page(ctx_a, f"{live_server.url}/game/{gid}")
@@ -85,8 +88,10 @@ def test_the_admins_revoke_gives_a_new_invitation_and_the_old_token_is_refused(
     admin.wait_for_function("Object.keys(window.rebirthState.newLinks).length === 1")
     new_url = admin.locator(".revoke-box .url").input_value()
     assert "#i=" in new_url and new_url != res["links"]["seats"][0]["url"]
-    # The admin's browser holds no seat token.
-    assert stored_tokens(admin) == {}
+    # The admin's browser holds no seat token: only the admin link's own, kept when the page
+    # took it out of the address bar (issue 26 item 6).
+    assert list(stored_tokens(admin)) == [f"rebirth.seat.{gid}.admin"]
+    assert admin.evaluate(f"JSON.parse(localStorage.getItem('rebirth.seat.{gid}.admin')).role") == "admin"
     old.wait_for_function("window.rebirthState.error !== ''")
     r = httpx.get(f"{live_server.url}/api/games/{gid}/record",
                   headers={"Authorization": f"Bearer {old_token}"}, timeout=10)

@@ -115,7 +115,7 @@ def test_a_transfer_code_moves_the_seat_to_a_second_context(server: LiveServer, 
     # The same link again, in a third context: used, said so; no token, no code in the address.
     third = open_page(new_context(**device), url)
     assert third.evaluate("document.body.dataset.claim") == "code_used"
-    assert "already used" in third.inner_text("#status")
+    assert "already used" in third.inner_text("#refused")  # and it watches (issue 26 item 6)
     assert code not in third.url
     held = "Object.keys(localStorage).filter((k) => k.startsWith('rebirth.seat.')).length"
     assert third.evaluate(held) == 0

@@ -94,7 +94,7 @@ def set_up(page: Page, rec: dict[str, Any]) -> None:
     for cid in rec["setup"].get("display", []):
         page.locator(f"#s-card-{cid}").check()
     page.locator("#s-create").click()
-    page.wait_for_url("**/table/*#t=*")
+    page.wait_for_url("**/table/*")
     page.wait_for_selector("body[data-ready='1']")
 
 

@@ -294,7 +294,8 @@ def test_two_servers_on_one_database_never_fork_the_log(tmp_path: Path) -> None:
         refused(b.post(f"/api/tables/{gid}/entries", headers=auth,
                        json={"entry": "E@G7", "version": 0, "seat": 1}), 409)
         s = get(b, gid, auth)
-        assert s["version"] == 1 and s["entries"] == [{"seat": 0, "action": "E@L3"}]
+        assert s["version"] == 1 and s["entries"] == [{"seat": 0, "action": "E@L3", "fact": {
+            "text": "E@L3", "kind": "place", "tile": "E", "hex": "L3"}}]
         assert entry(b, gid, auth, "E@G7").status_code == 200
         assert [e["action"] for e in get(b, gid, auth)["entries"]] == ["E@L3", "E@G7"]
 
@@ -343,7 +344,9 @@ def test_two_server_processes_on_one_database_see_each_others_entries(tmp_path: 
         tile = first["legal"]["hexes"][hx][0]
         assert entry(a, gid, auth, f"{tile}@{hx}").status_code == 200
         sb = get(b, gid, auth)
-        assert sb["version"] == 1 and sb["entries"] == [{"seat": 0, "action": f"{tile}@{hx}"}]
+        assert sb["version"] == 1 and sb["entries"] == [{"seat": 0, "action": f"{tile}@{hx}", "fact": {
+            "text": f"{tile}@{hx}", "kind": "place", "tile": tile, "hex": hx}}]
+        assert sb["last"]["fact"] == sb["entries"][0]["fact"]
         # An entry through b, then a stale entry through a (version 1) is refused.
         hx2 = next(iter(sb["legal"]["hexes"]))
         t2 = sb["legal"]["hexes"][hx2][0]

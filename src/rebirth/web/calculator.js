@@ -2,6 +2,7 @@
 // The page computes no rule: the server's answer (the engine, the code of `rebirth score`) is shown.
 // The position lives in the URL fragment (#p=base64url(JSON)); nothing is stored on the server.
 import { BoardView, MapModel } from "./board.js";
+import { frameTurn, resetWhenWide } from "./phone.js";
 import { SEAT_LETTERS, fillLangMenu, h, loadCatalogs, loadLanguages, pickLang, setLang, sv, t, translateDom, txt } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
@@ -168,6 +169,7 @@ function ensureView() {
     const old = $("board-svg");
     const svg = old.cloneNode(false);
     old.replaceWith(svg);
+    svg.setAttribute("aria-label", t(lang, "calc.board"));
     S.view = new BoardView(svg, b.model, lang, {
       onPick: (label) => put(label),
       onHover: (label) => {
@@ -175,6 +177,7 @@ function ensureView() {
         $("hover").textContent = cells.length ? `${label}: ${cells.map((c) => `${c.tile} +${c.points[S.result.heat.seat]}`).join(", ")} — ${cells[0].why.slice(1).join(" ")}` : label;
       },
     });
+    resetWhenWide(S.view);
   }
   const key = `${S.pos.board}/${S.pos.players}/${lang}`;
   if (S.paletteFor !== key) { S.paletteFor = key; paintPalette(); }
@@ -200,6 +203,9 @@ function paint() {
     tower_visits: kind("tower").map((c) => S.pos.tower_visits[c.id] || []),
   };
   S.view.update(view, { names });
+  // On a phone every hex is a target: the board opens zoomed so that each is at least 44 CSS
+  // px (pan and pinch for the rest), as the game page frames a turn (issue 26 item 6).
+  frameTurn(S.view, model.spaces.map((sp) => sp.label), "calc");
   paintOverlay(model);
   paintPanels(names);
   $("json").value = JSON.stringify(S.pos, null, 1);

@@ -70,11 +70,52 @@ function cellText(lang, seat) {
   return t(lang, "clock.left", { time: fmt(lang, leftOf(seat)) }) + running;
 }
 
+/** The last deadline reminder a turn clock sends by default (REBIRTH_REMINDERS' smallest, 1 h). */
+const LAST_REMINDER_S = 3600;
+
+/** How close `seat`'s running clock is to running out (issue 26 item 6): "" plenty, "low"
+ * (amber) under 20% of the bank or turn (a real-time clock: under 1 minute too, at most half
+ * the bank), "critical" (red) under the spoken warning's 20 s (a turn clock: under the last
+ * reminder, 1 h), never more than half of the amber span. A stopped clock has no level. */
+export function clockLevel(seat) {
+  const f = C.frame;
+  if (!f || !f.enabled || f.running !== seat || f.away?.[seat]) return "";
+  const left = leftOf(seat);
+  const turn = f.kind === "turn";
+  const budget = (turn ? f.per_move_s : f.initial_s) || 0;
+  const amber = turn ? budget * 0.2 : Math.min(budget / 2, Math.max(60, budget * 0.2));
+  const red = Math.min(turn ? LAST_REMINDER_S : WARN_S, amber / 2);
+  return left <= red ? "critical" : left <= amber ? "low" : "";
+}
+
+const LEVEL_ICON = { low: "◔", critical: "⚠" };  // glyphs every system font has
+
+/** The big clock above the board (issue 26 item 6): the running clock of the seat to move,
+ * readable at a glance on a phone; amber, then red near the end, with an icon and words so
+ * that colour is never the only sign. Hidden without a running clock. */
+export function renderBigClock(el, lang, mySeat, names) {
+  const f = C.frame;
+  const seat = f && f.enabled ? f.running : null;
+  el.hidden = seat === null || seat === undefined;
+  if (el.hidden) { el.replaceChildren(); el.dataset.level = ""; return; }
+  const level = clockLevel(seat);
+  el.dataset.level = level;
+  el.dataset.seat = String(seat);
+  el.className = `bigclock${level ? ` level-${level}` : ""}`;
+  const who = seat === mySeat ? t(lang, "clock.big.you") : t(lang, "clock.big.other", { name: names[seat] ?? "" });
+  const away = f.away?.[seat] ? ` (${t(lang, "vacation.away")})` : "";
+  el.replaceChildren(h("span", { class: "bigclock-who" }, who + away),
+    h("span", { class: "bigclock-time" }, fmt(lang, leftOf(seat))),
+    level ? h("span", { class: "bigclock-level" }, h("span", { "aria-hidden": "true" }, `${LEVEL_ICON[level]} `),
+      t(lang, `clock.level.${level}`)) : "");
+}
+
 /** The clock line of one player panel ("" without a clock, and for a bot's seat: bots have none). */
 export function clockCell(lang, seat, name, kind) {
   if (!C.frame || (kind !== "human" && !timedOut(seat))) return "";
   const running = C.frame.running === seat && C.frame.enabled;
-  const cls = `clock${running ? " running" : ""}${running && leftOf(seat) < 10 ? " low" : ""}`;
+  const level = clockLevel(seat);
+  const cls = `clock${running ? " running" : ""}${running && leftOf(seat) < 10 ? " low" : ""}${level ? ` level-${level}` : ""}`;
   return h("div", { class: cls, "data-seat": seat },
     h("span", { class: "clock-left", "aria-live": "off" }, cellText(lang, seat)),
     timedOut(seat) ? h("span", { class: "clock-bot", "data-seat": seat }, " — ", t(lang, "clock.botplays", { name })) : "");
@@ -172,7 +213,7 @@ function vacationBox(lang, seat, post) {
 
 /** Every second: the clock lines count down in place; `onEdge` when a hand-over wait ends; the
  * player to move (`mySeat()`) is warned once per turn shortly before their time runs out. */
-export function startTicker(lang, onEdge, mySeat = () => null) {
+export function startTicker(lang, onEdge, mySeat = () => null, names = () => []) {
   let waiting = new Set();
   let warned = null;
   setInterval(() => {
@@ -191,7 +232,12 @@ export function startTicker(lang, onEdge, mySeat = () => null) {
       if (!C.frame) continue;
       el.textContent = cellText(lang(), seat);
       el.parentElement.classList.toggle("low", C.frame.running === seat && C.frame.enabled && leftOf(seat) < 10);
+      const level = clockLevel(seat);
+      el.parentElement.classList.toggle("level-low", level === "low");
+      el.parentElement.classList.toggle("level-critical", level === "critical");
     }
+    const big = document.getElementById("bigclock");
+    if (big) renderBigClock(big, lang(), me, names());
     const now = new Set();
     for (const el of document.querySelectorAll("button.tobot[data-seat]")) {
       const seat = Number(el.dataset.seat);

@@ -7,11 +7,11 @@ import { notifyPanel, turnSignal } from "./notify.js";
 import { pushPanel } from "./push.js";
 import "./app.js";
 import { fitAtEnd, frameTurn, labelsToggle, scoreStrip } from "./phone.js";
-import { askedSeat, pageToken } from "./seat.js";
+import { askedSeat, pageToken, settleLink } from "./seat.js";
 import { forfeitNotices, seatTools } from "./seattools.js";
 import { Chat } from "./chat.js";
 import { framesOf, markSeen, openRecap, seenVersion, stepsSince } from "./recap.js";
-import { clockBox, clockCell, handoverLabel, handoverWait, noticesAt, setClock, setHandover, startTicker } from "./clock.js";
+import { clockBox, clockCell, handoverLabel, handoverWait, noticesAt, renderBigClock, setClock, setHandover, startTicker } from "./clock.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -32,6 +32,9 @@ const S = {
   sent: false,         // an action is on its way: no second one until the server answers
   selected: null, cursor: null, hover: null, preview: null,
   prefs: { confirm: localStorage.getItem("rebirth.confirm") !== "off" },
+  board: null,         // the board's id (scotland, ireland)
+  refused: null,       // a refused invitation's code: the page shows the spectators' view
+  refusedGone: false,  // … and that view could not be read
   boardData: null, model: null, error: "",
   analysis: { status: "none" },  // after the end: none / running {done, total} / done {data} / failed {why}
 };
@@ -77,8 +80,9 @@ function onMessage(msg) {
     S.next = S.view?.current_player ?? null;
     setClock(msg.clock, msg.handover_at);
     if (!resume) recapCheck();
+    settleLink(S.gameId, token, S.role, S.seat);
     // "My games" names this game by who this link plays: the seat's name, or its role.
-    rememberGame({ game: S.gameId, url: location.pathname + location.hash, role: S.role,
+    rememberGame({ game: S.gameId, url: location.pathname + location.hash, role: S.role, board: S.board,
       name: S.role === "seat" ? S.names[S.seat] : undefined });
   } else if (msg.type === "update") {
     S.sent = false; S.error = "";
@@ -138,7 +142,7 @@ function handOver() {
 
 function dropPrivate() {
   S.view = null; S.log = []; S.preview = null; S.selected = null; S.cursor = null; S.hover = null;
-  for (const id of ["hand", "missions", "preview", "confirm", "log", "public", "players"]) $(id).replaceChildren();
+  for (const id of ["hand", "setaside", "missions", "preview", "confirm", "log", "public", "players"]) $(id).replaceChildren();
   $("confirm").dataset.key = "";
 }
 
@@ -285,7 +289,12 @@ function renderHand() {
   if (!v || S.seat === null) return;
   const code = v.phase === "extra" && v.current_player === S.seat ? v.extra_tile : v.hand;
   el.append(code ? tileBadge(code, S.seat) : h("p", {}, t(S.lang, "hand.none")));
-  if (v.set_aside?.length) el.append(h("p", { class: "small" }, t(S.lang, "hand.setaside", { tiles: v.set_aside.join(" ") })));
+  // What the set-aside tiles are, in words (issue 26 item 6): out of the game (S-3), or face
+  // down until a tower's extra tile brings one back (S-4, I-7). Below the Place button and the
+  // placement's points, which a phone keeps in view.
+  const tiles = (v.set_aside || []).map((c) => `${t(S.lang, `tile.${c}`)} (${c})`).join(", ");
+  $("setaside").replaceChildren(...(tiles ? [h("p", { class: "small setaside" }, t(S.lang, v.rules === "ireland"
+    ? "hand.setaside.ireland" : "hand.setaside.scotland", { tiles }))] : []));
   const c = $("confirm");
   c.hidden = !(S.selected && myTurn());
   // Rebuild the buttons only when what they say changes: a preview or presence update that
@@ -590,6 +599,7 @@ function renderAll() {
   renderPlayers();
   $("clock-box").replaceChildren(...clockBox({ lang: S.lang, role: S.role, seat: S.seat, names: S.names, gameId: S.gameId, token,
     onDone: (res, err) => { if (res) S.kinds = res.kinds; S.error = err; renderAll(); } }));
+  renderBigClock($("bigclock"), S.lang, S.seat, S.names);
   renderMissions();
   renderLog();
   renderEnd();
@@ -609,11 +619,12 @@ function renderAll() {
 function renderNotify() {
   const mine = S.role === "seat" && S.seat !== null && S.view?.current_player === S.seat && S.view?.phase !== "end";
   turnSignal({ mine, lang: S.lang, game: S.gameId, seat: S.role === "seat" ? S.seat : null });
-  $("notify-sec").hidden = S.role !== "seat";
-  if (S.role === "seat") notifyPanel($("notify"), { game: S.gameId, seat: S.seat, token, lang: S.lang });
-  if (S.role === "seat") pushPanel($("push"), { game: S.gameId, seat: S.seat, token, lang: S.lang });
-  // The seat's own tools: move it to another device, resign (issue 25 items 2 and 4).
+  // At the end there are no more turns to be told about: no notification form (issue 26 item 6).
   const over = S.view?.phase === "end";
+  $("notify-sec").hidden = S.role !== "seat" || over;
+  if (S.role === "seat" && !over) notifyPanel($("notify"), { game: S.gameId, seat: S.seat, token, lang: S.lang });
+  if (S.role === "seat" && !over) pushPanel($("push"), { game: S.gameId, seat: S.seat, token, lang: S.lang });
+  // The seat's own tools: move it to another device, resign (issue 25 items 2 and 4).
   const tools = seatTools($("seat-tools"), { game: S.gameId, seat: S.seat, role: S.role, token, lang: S.lang,
     human: S.seat !== null && S.kinds[S.seat] === "human", over, resign: () => sock.send(resignFrame()) });
   $("seat-sec").hidden = !tools;
@@ -735,7 +746,7 @@ async function init() {
   fillLangMenu(sel, S.lang);
   sel.addEventListener("change", async () => {
     S.lang = sel.value; await loadCatalogs(S.lang); translateDom(S.lang);
-    buildBoard(); renderAll(); setLang(S.lang);
+    buildBoard(); renderRefused(); renderAll(); setLang(S.lang);
   });
   const pref = $("pref-confirm");
   pref.checked = S.prefs.confirm;
@@ -757,19 +768,24 @@ async function init() {
     S.lang = summary.lang; sel.value = S.lang; setLang(S.lang, false);
     await loadCatalogs(S.lang); translateDom(S.lang);
   }
+  S.names = summary.names || [];
+  S.kinds = summary.kinds || [];
+  S.online = summary.online || [];
+  S.boardData = await api(`/api/boards/${encodeURIComponent(summary.board)}`);
+  S.model = new MapModel(S.boardData);
   if (refused) {
-    // An invitation another browser took (or the admin replaced): its words, and no token.
-    $("status").textContent = refused.data?.error?.message?.[S.lang] || refused.message;
-    document.body.dataset.claim = refused.data?.error?.code || "error";
+    // An invitation another browser took (or the admin replaced): no token, the spectators'
+    // public view (issue 26 item 6), what happened in a sentence and the way back to the lobby.
+    S.refused = refused.data?.error?.code || "error";
+    document.body.dataset.claim = S.refused;
+    await watchRefused();
     document.body.dataset.ready = "1";
     return;
   }
-  S.names = summary.names || [];
-  S.kinds = summary.kinds || [];
-  S.boardData = await api(`/api/boards/${encodeURIComponent(summary.board)}`);
-  S.model = new MapModel(S.boardData);
   buildBoard();
-  rememberGame({ game: S.gameId, url: location.pathname + location.hash, board: summary.board });
+  S.board = summary.board;
+  // A `#t=` link's page is remembered at its first sync, under the slot it then shows (seat.js).
+  if (!location.hash.startsWith("#s=link")) rememberGame({ game: S.gameId, url: location.pathname + location.hash, board: summary.board });
   labelsToggle($("pref-labels"), $("board"));
   $("zoom-in").addEventListener("click", () => board.zoom(1.25));
   $("zoom-out").addEventListener("click", () => board.zoom(0.8));
@@ -786,9 +802,50 @@ async function init() {
   window.addEventListener("pagehide", () => sock.close());
   window.rebirthSocket = sock; // the tests close it to check reconnect and resync
   sock.connect();
-  startTicker(() => S.lang, renderAll, () => S.seat);
+  startTicker(() => S.lang, renderAll, () => S.seat, () => S.names);
   renderAll();
   document.body.dataset.ready = "1";
+}
+
+// ------------------------------------------------------------------ a refused claim
+
+const PUBLIC_POLL_MS = 5000;
+
+/** The refused browser watches the game: GET /api/games/{id}/public (the spectators' view the
+ * server already gives the embed, no token) every few seconds, drawn like a spectator's page. */
+async function watchRefused() {
+  S.role = "spectator";
+  buildBoard();
+  labelsToggle($("pref-labels"), $("board"));
+  $("zoom-in").addEventListener("click", () => board.zoom(1.25));
+  $("zoom-out").addEventListener("click", () => board.zoom(0.8));
+  $("zoom-reset").addEventListener("click", () => board.reset());
+  renderRefused();
+  const poll = async () => {
+    try {
+      const pos = await api(`/api/games/${encodeURIComponent(S.gameId)}/public`);
+      S.view = pos.view; S.version = pos.version; S.names = pos.names || S.names;
+      S.refusedGone = false;
+      if (!pos.over) setTimeout(poll, PUBLIC_POLL_MS);
+    } catch {
+      S.refusedGone = true;
+    }
+    renderRefused();
+    renderAll();
+  };
+  await poll();
+  startTicker(() => S.lang, renderAll, () => null, () => S.names);
+}
+
+/** The refused browser's notice: why there is no seat here, and a link to the lobby. */
+function renderRefused() {
+  const el = $("refused");
+  el.hidden = !S.refused;
+  if (!S.refused) return;
+  const known = ["claimed", "code_used", "code_expired"];
+  const key = S.refusedGone ? "claim.refused.gone" : `claim.refused.${known.includes(S.refused) ? S.refused : "other"}`;
+  el.replaceChildren(h("p", {}, t(S.lang, key)),
+    h("a", { class: "button primary", id: "to-lobby", href: "/" }, t(S.lang, "claim.lobby")));
 }
 
 function buildBoard() {

@@ -54,6 +54,12 @@ export function frameTurn(board, labels, key) {
   board.setViewBox([cx - free / 2, cy - hh / 2, w, hh]);
 }
 
+/** A board framed on a phone shows the whole map again once the window is wide (a phone
+ * turned to landscape, a window made wider): framing is for narrow screens only. */
+export function resetWhenWide(board) {
+  matchMedia(NARROW).addEventListener("change", (e) => { if (!e.matches) board.reset(); });
+}
+
 /** At the end, once: a phone shows the whole final board again (the turns had zoomed it). */
 export function fitAtEnd(board) {
   if (!board || framed.get(board) === "end" || !narrow()) return;

@@ -77,6 +77,23 @@ export async function claimTransfer(game, code) {
   return { ...entry, slot };
 }
 
+/** The slot of a link's own token (`#t=`) until the server says whose it is. */
+const LINK_SLOT = "link";
+
+/** The first sync of a `#t=` link's token: keep it under its role's slot (the seat's number,
+ * "table", "spectator", "admin") and show that slot in the address bar. */
+export function settleLink(game, token, role, seat) {
+  const key = `${PREFIX}${game}.${LINK_SLOT}`;
+  const held = JSON.parse(localStorage.getItem(key) || "null");
+  if (!held || held.token !== token || !role) return;
+  const slot = role === "seat" ? slotOf(role, seat) : role;
+  localStorage.setItem(`${PREFIX}${game}.${slot}`, JSON.stringify({ token, invite: null, role, seat }));
+  localStorage.removeItem(key);
+  if (new URLSearchParams(location.hash.slice(1)).get("s") === LINK_SLOT) {
+    history.replaceState(null, "", seatPath(game, slot));
+  }
+}
+
 /** The seat a notification's link (`?seat=N`) asks for, or null. */
 export function askedSeat() {
   return new URLSearchParams(location.search).get("seat");
@@ -91,7 +108,14 @@ export const seatPath = (game, slot) => `/game/${encodeURIComponent(game)}#s=${s
 export async function pageToken(game) {
   const params = new URLSearchParams(location.hash.slice(1));
   const direct = params.get("t");
-  if (direct) return direct;
+  if (direct) {
+    // A link that carries its token (a rematch's seat, a spectator's, the admin's): kept like a
+    // claim and gone from the address bar at once (issue 26 item 6); `#s=link` opens it again on
+    // a reload until the first sync names its role and seat (settleLink).
+    localStorage.setItem(`${PREFIX}${game}.${LINK_SLOT}`, JSON.stringify({ token: direct, role: null, seat: null }));
+    history.replaceState(null, "", seatPath(game, LINK_SLOT));
+    return direct;
+  }
   const mine = claimsOf(game);
   const invite = params.get("i");
   const transfer = params.get("x");
@@ -101,6 +125,8 @@ export async function pageToken(game) {
     history.replaceState(null, "", `/game/${encodeURIComponent(game)}`);
     entry = await claimTransfer(game, transfer);
   } else if (invite) {
+    // The invitation leaves the address bar as soon as it is read, as a transfer code does.
+    history.replaceState(null, "", `/game/${encodeURIComponent(game)}`);
     entry = mine.find((e) => e.invite === invite) || await claimInvite(game, invite);
   } else {
     // ?seat=<n>: a push notification's (or an account's) link, no secret: the seat this browser holds.

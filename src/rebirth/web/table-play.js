@@ -2,8 +2,9 @@
 // The server's engine checks and scores every entry; this page only offers what the server
 // says is legal and renders the engine's events with the message catalogs.
 import { BoardView, MapModel } from "./board.js";
-import { SEAT_LETTERS, api, h, render, t, txt } from "./common.js";
+import { SEAT_LETTERS, api, h, render, t, tn, txt } from "./common.js";
 import { announce, cardOf, endScreen, errorText, myTables, publicMission, rememberTable, turnStatus } from "./kit.js";
+import { fitAtEnd, frameTurn, resetWhenWide } from "./phone.js";
 
 const $ = (id) => document.getElementById(id);
 let S = null; // the page's state, given by initPlay
@@ -202,6 +203,25 @@ function whyLines() {
   return out;
 }
 
+/** The last entry in words (issue 26 item 6): "Ailsa (A) placed Energy farm on E9", from the
+ * server's facts of the entry (never by splitting its text), its wire form after it, small. */
+function entryLine(d) {
+  const words = entryWords(d.last.fact, d.entries[d.entries.length - 1]?.seat);
+  return h("p", { class: "t-entry" }, words || d.last.entry, words ? h("span", { class: "small" }, " ", h("code", {}, d.last.entry)) : "");
+}
+
+/** An entry's facts in words ("" for facts the page does not know). */
+function entryWords(f, seat) {
+  const name = seat === null || seat === undefined ? "" : who(seat);
+  if (f?.kind === "place" || f?.kind === "discard" || f?.kind === "reveal") {
+    return t(S.lang, `table.entry.${f.kind}`, { name, tile: t(S.lang, `tile.${f.tile}`), hex: f.hex });
+  }
+  if (f?.kind === "mark") return t(S.lang, "table.entry.mark", { name, mission: f.mission });
+  if (f?.kind === "token") return t(S.lang, "table.entry.token", { token: tokenName(f.token) });
+  if (f?.kind === "card") return t(S.lang, "table.entry.card", { card: f.card });
+  return "";
+}
+
 function renderWhy() {
   const d = S.data;
   const el = $("why");
@@ -213,15 +233,15 @@ function renderWhy() {
   const gained = Array(d.players).fill(0);
   for (const e of d.last.events) if (e.points && e.seat !== null && e.seat < d.players) gained[e.seat] += e.points;
   if (!d.last.events.length && d.asked) {
-    el.append(h("p", { class: "t-entry" }, h("code", {}, d.last.entry)),
+    el.append(entryLine(d),
       h("p", { class: "small" }, t(S.lang, "table.why.pending", { what: txt(d.asked, S.lang) })));
     return;
   }
-  el.append(h("p", { class: "t-entry" }, h("code", {}, d.last.entry)),
+  el.append(entryLine(d),
     h("ul", {}, ...d.last.events.map((e) => h("li", { "data-kind": e.kind },
       render(e.key, e.args, S.lang, names()), " ", h("span", { class: "rule" }, e.rule),
       e.points ? h("span", { class: "pts" }, ` +${e.points}`) : ""))),
-    ...gained.map((g, q) => (g ? h("p", { class: "t-gain" }, t(S.lang, "table.gain", { name: who(q), n: g })) : "")));
+    ...gained.map((g, q) => (g ? h("p", { class: "t-gain" }, tn(S.lang, "table.gain", g, { name: who(q) })) : "")));
 }
 
 function renderScores() {
@@ -258,8 +278,12 @@ function renderPublic() {
 function renderLog() {
   const d = S.data;
   const ol = $("log");
-  ol.replaceChildren(...d.entries.map((e, i) => h("li", {}, `${i + 1}. `,
-    e.chance ? h("i", {}, e.chance) : `${who(e.seat)}: ${e.action}`)));
+  ol.replaceChildren(...d.entries.map((e, i) => {
+    const words = entryWords(e.fact, e.seat);
+    const code = e.chance || e.action;
+    return h("li", {}, `${i + 1}. `, words ? [words, " ", h("code", { class: "small" }, code)]
+      : e.chance ? h("i", {}, e.chance) : `${who(e.seat)}: ${e.action}`);
+  }));
   ol.scrollTop = ol.scrollHeight;
 }
 
@@ -288,6 +312,9 @@ function renderAll() {
   const last = new Map();
   if (d.last_place) last.set(d.last_place.seat, d.last_place.hex);
   S.board.update(d.view, { legal, last, cursor: S.picked || S.cursor, names: names() });
+  // On a phone the board is framed around the spaces open to the player (each hex at least
+  // 44 CSS px), once per entry, as the game page frames a turn (issue 26 item 6).
+  if (d.over) fitAtEnd(S.board); else frameTurn(S.board, [...legal], d.version);
   renderWhy();
   renderScores();
   renderScorebar();
@@ -323,6 +350,12 @@ export async function initPlay(state) {
   $("play").hidden = false;
   const frag = new URLSearchParams(location.hash.slice(1));
   S.token = frag.get("t") || myTables().find((g) => g.table === S.id)?.token || null;
+  if (frag.get("t")) {
+    // A link with the token in it: kept on this device and gone from the address bar at once
+    // (issue 26 item 6); a reload finds it in this device's table games.
+    rememberTable({ table: S.id, token: S.token });
+    history.replaceState(null, "", location.pathname + location.search);
+  }
   if (!S.token) {
     $("status").textContent = t(S.lang, "table.notoken");
     return;
@@ -338,6 +371,7 @@ export async function initPlay(state) {
   S.model = new MapModel(S.boardData);
   // The board paints the seats in the colours chosen for this table.
   S.board = new BoardView($("board"), S.model, S.lang, { onPick: pick, colours: S.data.colours });
+  resetWhenWide(S.board);
   $("board").addEventListener("keydown", onBoardKey);
   $("zoom-in").addEventListener("click", () => S.board.zoom(1.3));
   $("zoom-out").addEventListener("click", () => S.board.zoom(1 / 1.3));

@@ -93,7 +93,8 @@ async function createTable(e) {
   try {
     const res = await api("/api/tables", { method: "POST", body });
     rememberTable({ table: res.table, token: res.token, board: body.board, names: body.names });
-    location.assign(res.url);
+    // The token is kept on this device: the address carries none (issue 26 item 6).
+    location.assign(`/table/${encodeURIComponent(res.table)}`);
   } catch (err) {
     $("s-error").textContent = t(S.lang, "table.error", { why: errorText(err, S.lang) });
   }
@@ -103,7 +104,7 @@ function renderMine() {
   const ul = $("mine");
   const list = myTables();
   ul.replaceChildren(...(list.length ? list.map((g) => h("li", {},
-    h("a", { href: `/table/${g.table}#t=${g.token}` }, `${t(S.lang, `board.${g.board}`)}: ${(g.names || []).join(", ")}`),
+    h("a", { href: `/table/${encodeURIComponent(g.table)}` }, `${t(S.lang, `board.${g.board}`)}: ${(g.names || []).join(", ")}`),
     " ", h("span", { class: "small" }, new Date(g.when).toLocaleString(S.lang))))
     : [h("li", {}, t(S.lang, "table.mine.none"))]));
 }

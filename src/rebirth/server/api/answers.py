@@ -456,6 +456,8 @@ class LastEntry(Answer):
     """The last entry and the events it caused."""
 
     entry: str | None
+    fact: dict[str, str] | None = None
+    """The entry's facts (``engine.table.entry_json``: ``kind``, its parts, ``text``)."""
     events: list[Doc]
 
 

@@ -217,10 +217,16 @@ class TableHub:
             "seat": st.cur, "asked": asked, "legal": _legal(st),
             "remaining": [dict(zip(TILE_CODES, st.remaining(q), strict=True)) for q in range(n)],
             "supply_left": [st.supply_left(q) for q in range(n)],
-            "last": {"entry": v.last_entry, "events": [e.to_json(None) for e in v.last_events]},
+            # The last entry as facts too (its kind and parts), so the page names the tile and
+            # the space in words without splitting the entry's text (docs/table.md).
+            "last": {"entry": v.last_entry,
+                     "fact": None if v.last_entry is None else entry_json(st.parse(v.last_entry)),
+                     "events": [e.to_json(None) for e in v.last_events]},
             "last_place": None if (lp := st.last_placement()) is None
             else {"seat": lp[0], "hex": lp[1].label},
-            "entries": st.history_json(),
+            # Each entry with its facts, so that the page's log names tiles and spaces in words.
+            "entries": [{**e, "fact": entry_json(st.parse(str(e.get("action") or e["chance"])))}
+                        for e in st.history_json()],
             "series": list(v.series) if st.is_terminal() else [],
             "view": st.view(None).to_json(),
         }
