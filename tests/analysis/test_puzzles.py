@@ -127,9 +127,14 @@ def test_an_illegal_answer_names_the_rule_it_breaks() -> None:
 def test_the_daily_puzzle_depends_on_the_date_only() -> None:
     import datetime as dt
 
+    import hashlib
+
     days = [dt.date(2026, 12, 1) + dt.timedelta(days=k) for k in range(30)]
     first = [SHIPPED.daily(d).id for d in days]
-    assert first == [pz.load_puzzles().daily(d).id for d in days]
+    # From the date alone (no clock, no caller): the same index anyone computes.
+    n = len(SHIPPED.puzzles)
+    assert first == [SHIPPED.puzzles[int.from_bytes(hashlib.sha256(
+        f"rebirth-daily:{d.isoformat()}".encode()).digest()[:8]) % n].id for d in days]
     assert len(set(first)) > 20
 
 
@@ -194,3 +199,21 @@ def test_make_finds_a_clear_puzzle_in_a_record_and_its_view_is_the_seats_own() -
         assert isinstance(p.view, View) and p.view.seat == p.seat == p.view.current_player
         assert p.best in p.view.legal_actions and p.themes
         assert p.view.board == final.game.board.id
+
+
+def test_no_puzzle_or_answer_names_a_card_its_seat_cannot_see() -> None:
+    """Hidden information (S-5, K-1, I-9): what a solver is shown, and every explanation,
+    names only public cards (the display) and the seat's own secret cards — never another
+    seat's, which the shipped view does not hold in the first place."""
+    for p in SHIPPED.puzzles:
+        game = p.game()
+        ids = {c.id for c in game.cards}
+        seen = set(p.view.display) | set(p.view.missions)
+        public = p.public_json()
+        facts = {k: v for k, v in public["position"].items() if k != "tiles"}  # hexes, not cards
+        shown = json.dumps([facts, public["missions"]])
+        said = pz.answer(p, p.best).explanation + pz.answer(p, _wrong(p)).explanation
+        # Card ids look like hex labels (I11): in the texts, a card is named after "mission".
+        named = {c for c in ids if re.search(rf'"{c}"', shown)
+                 or re.search(rf"[Mm]ission {c}\b", said)}
+        assert named <= seen, (p.id, named - seen)
