@@ -126,7 +126,6 @@ def test_an_illegal_answer_names_the_rule_it_breaks() -> None:
 
 def test_the_daily_puzzle_depends_on_the_date_only() -> None:
     import datetime as dt
-
     import hashlib
 
     days = [dt.date(2026, 12, 1) + dt.timedelta(days=k) for k in range(30)]
@@ -217,3 +216,12 @@ def test_no_puzzle_or_answer_names_a_card_its_seat_cannot_see() -> None:
         named = {c for c in ids if re.search(rf'"{c}"', shown)
                  or re.search(rf"[Mm]ission {c}\b", said)}
         assert named <= seen, (p.id, named - seen)
+
+
+def test_every_position_shown_is_one_the_score_command_accepts() -> None:
+    """The Position JSON of every puzzle validates (docs/positions.md), its last placers
+    included (T-3, T-4, T-7: kept from the view's history)."""
+    from rebirth.engine.position import Position
+
+    for p in SHIPPED.puzzles:
+        Position.from_json(p.public_json()["position"]).validate(p.game())

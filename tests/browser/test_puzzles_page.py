@@ -20,7 +20,8 @@ DESKTOP = {"width": 1280, "height": 860}
 
 
 def _small_targets(page: Any) -> list[str]:
-    found: list[str] = page.evaluate("""() => [...document.querySelectorAll('main select, main button, main input')]
+    found: list[str] = page.evaluate("""() => [...document.querySelectorAll(
+        'main select, main button, main input')]
       .filter((e) => e.offsetParent !== null)
       .map((e) => [e.id || e.textContent.trim(), e.getBoundingClientRect()])
       .filter(([, r]) => r.width < 44 || r.height < 44)
@@ -29,7 +30,8 @@ def _small_targets(page: Any) -> list[str]:
 
 
 def _legal_sizes(page: Any) -> list[float]:
-    sizes: list[float] = page.evaluate("""() => [...document.querySelectorAll('#board-svg .space.legal .hex')]
+    sizes: list[float] = page.evaluate("""() => [...document.querySelectorAll(
+        '#board-svg .space.legal .hex')]
       .map((e) => e.getBoundingClientRect())
       .filter((r) => r.right > 0 && r.left < innerWidth && r.bottom > 0 && r.top < innerHeight)
       .map((r) => Math.min(r.width, r.height))""")
@@ -37,8 +39,8 @@ def _legal_sizes(page: Any) -> list[float]:
 
 
 @pytest.mark.parametrize("viewport,tag", [(PHONE, "phone"), (DESKTOP, "desktop")])
-def test_the_daily_puzzle_is_answered_by_a_tap_and_explained(live_server: LiveServer, new_context: Any,
-                                                             viewport: dict[str, int], tag: str) -> None:
+def test_the_daily_puzzle_is_answered_by_a_tap_and_explained(
+        live_server: LiveServer, new_context: Any, viewport: dict[str, int], tag: str) -> None:
     ctx = new_context(viewport=viewport, bypass_csp=False, has_touch=tag == "phone")
     ctx.add_init_script(RECORD)
     page = open_page(ctx, f"{live_server.url}/puzzles?lang=en")

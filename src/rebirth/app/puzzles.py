@@ -17,7 +17,7 @@ import json
 import random
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
@@ -26,7 +26,7 @@ from typing import Any
 from rebirth.analysis import puzzles as finder
 from rebirth.bots.base import make_bot
 from rebirth.engine.actions import ActionError, parse_action
-from rebirth.engine.board import builtin_names
+from rebirth.engine.board import SETTLEMENT, builtin_names
 from rebirth.engine.determinize import ViewError, determinize, preview
 from rebirth.engine.events import Event
 from rebirth.engine.game import Game, Setup
@@ -86,7 +86,8 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Puzzle:
-    """One puzzle: ``view`` is the seat's own view (history left out: no rule reads it)."""
+    """One puzzle: ``view`` is the seat's own view (of its history only the last settlement
+    placed in each district, which the position's last placers come from)."""
 
     id: str
     seat: int
@@ -117,9 +118,7 @@ class Puzzle:
 
     def to_json(self) -> dict[str, Any]:
         """The stored form (the data file's entry)."""
-        view = self.view.to_json()
-        view["history"] = []
-        return {"id": self.id, "seat": self.seat, "view": view, "best": self.best,
+        return {"id": self.id, "seat": self.seat, "view": self.view.to_json(), "best": self.best,
                 "candidates": [{"action": c.action, "margin": round(c.margin, 2),
                                 "win": round(c.win, 3)} for c in self.candidates],
                 "share": round(self.share, 3), "lead": round(self.lead, 2), "deals": self.deals,
@@ -300,17 +299,24 @@ def make_puzzles(records: Sequence[tuple[str, Any]], themes: dict[str, Theme], *
                           for e in sorted(j.estimates, key=lambda e: -e.margin))
             out.append(Puzzle(
                 id=f"{stem}-{i}", seat=view.current_player,
-                view=_strip(view), best=best, candidates=cands, share=j.share, lead=j.gap,
+                view=_strip(game, view), best=best, candidates=cands, share=j.share, lead=j.gap,
                 deals=j.deals, themes=tags, found_by=found, difficulty=diff, rating=rating,
                 source=f"{Path(name).name}#{i}"))
             counts["kept"] += 1
     return out, counts
 
 
-def _strip(view: View) -> View:
-    # The history is public but long and no rule reads it: puzzles stay small without it.
-    from dataclasses import replace
-    return replace(view, history=())
+def _strip(game: Game, view: View) -> View:
+    """The view with only the history entries a position is derived from: the last
+    settlement placed in each district (its last placer: T-3, T-4, T-7). The rest is public
+    but long, and no rule reads it: puzzles stay small without it."""
+    b = game.board
+    keep: dict[int, int] = {}
+    for k, e in enumerate(view.history):
+        h = b.by_label.get(str(e.get("action"))) if "seat" in e else None
+        if h is not None and b.spaces[h].kind == SETTLEMENT and b.spaces[h].district >= 0:
+            keep[b.spaces[h].district] = k
+    return replace(view, history=tuple(view.history[k] for k in sorted(keep.values())))
 
 
 def puzzles_json(puzzles: Sequence[Puzzle]) -> dict[str, Any]:
