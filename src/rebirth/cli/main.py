@@ -174,6 +174,10 @@ def build_parser() -> argparse.ArgumentParser:
     _analyse_arguments(sub.add_parser(
         "analyse", help="judge every move of a finished game: skill, luck, better moves"),
         int_in, SEED_LIMIT)
+    from rebirth.cli.puzzles import add_arguments as _puzzle_arguments
+
+    _puzzle_arguments(sub.add_parser("puzzles", help="make puzzles from game records"),
+                      int_in, SEED_LIMIT)
     sub.add_parser("variants", help="list the rule variants")
     sub.add_parser("bots", help="list the bots and levels a seat can take")
     rules = sub.add_parser("rules", help="the rules in brief and the rulings most often played wrong")
@@ -238,6 +242,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from rebirth.cli import analyse
 
         return analyse.run(args)
+    if cmd == "puzzles":
+        from rebirth.cli import puzzles
+
+        return puzzles.run(args)
     if cmd == "maps":
         from rebirth.cli import maps
 

@@ -30,13 +30,15 @@ FALLBACK = i18n.FALLBACK
 
 NAMESPACES = ("error.", "setup.", "cli.", "score.", "table.", "structure.", "tile.name.", "variant.",
               "rules.", "tiebreak.",
-              "space.kind.", "server.", "analysis.", "notify.", "account.", "push.", "share.")
+              "space.kind.", "server.", "analysis.", "notify.", "account.", "push.", "share.",
+              "puzzle.")
 """Key prefixes of the texts that are not event sentences (see ``docs/messages.md``):
 refusals (``error.``, ``setup.``), the terminal (``cli.``), score reports (``score.``), table mode
 (``table.``), names (``structure.``, ``tile.name.``, ``space.kind.``), rule variants
 (``variant.``), the rulebook (``rules.``), the tiebreak sentence (``tiebreak.``,
 :func:`rebirth.engine.explain.tiebreak_message`), the server's mails and pushes (``account.``,
-``push.``, ``notify.``) and the shared pictures' captions (``share.``). Every other key is an
+``push.``, ``notify.``), the shared pictures' captions (``share.``) and the puzzles' answers
+(``puzzle.``, :mod:`rebirth.app.puzzles`). Every other key is an
 event's sentence."""
 
 _FIELD_RE = re.compile(r"\{([^{}]*)\}")

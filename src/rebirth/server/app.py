@@ -38,6 +38,7 @@ from rebirth.server.api import clocks as clockapi
 from rebirth.server.api import notify as notify_api
 from rebirth.server.api import pages as static
 from rebirth.server.api import push as push_api
+from rebirth.server.api import puzzles as puzzles_api
 from rebirth.server.api import ratings as ratings_api
 from rebirth.server.api import tables as table
 from rebirth.server.api import transfer as transfer_api
@@ -246,6 +247,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     app.include_router(rematch.router)
     app.include_router(account.router)
     app.include_router(ratings_api.router)
+    app.include_router(puzzles_api.router)
     app.include_router(botapi.router)
     app.include_router(share.router)
     app.include_router(static.router)
