@@ -1,6 +1,7 @@
-"""Post-game analysis (issue 17 item 1): a planted blunder is found and the better move named,
-a seat's analysis uses only its own view (S-5, S-3, K-1: the hidden items of infoset), labels
-follow the documented thresholds, and a seed reproduces the analysis."""
+"""Post-game analysis (issue 17 item 1, issue 27 item 0): a planted blunder is found and the
+better move named, a seat's analysis uses only its own view (S-5, S-3, K-1: the hidden items of
+infoset), labels and accuracy follow the documented loss in expected outcome (win chance and
+margin together), and a seed reproduces the analysis."""
 
 from __future__ import annotations
 
@@ -15,13 +16,18 @@ from bots.test_bots_use_public_api import violations
 from rebirth.analysis import analyse, analyse_decision
 from rebirth.analysis.core import (
     LABELS,
+    LOSS_THRESHOLDS,
     MARGIN_THRESHOLDS,
     WIN_THRESHOLDS,
     Z_MIN,
     AnalysisError,
     label_for,
+    loss_accuracy,
+    loss_label,
     move_accuracy,
+    outcome_loss,
 )
+from rebirth.analysis.estimate import WIN_POINTS
 from rebirth.engine.game import Game
 from rebirth.engine.records import replay
 
@@ -37,13 +43,16 @@ def test_planted_blunder_is_labelled_and_the_better_move_named() -> None:
     assert d.label == "blunder"
     assert d.best.action == pl.good
     assert d.loss_margin >= MARGIN_THRESHOLDS[1] and d.loss_margin >= Z_MIN * d.loss_margin_se
+    assert d.loss >= LOSS_THRESHOLDS[2] and d.loss >= Z_MIN * d.loss_se
     summary = a.summaries[0]
     k = a.decisions.index(d)
     assert k in summary.costliest and summary.labels["blunder"] >= 1
     assert d.explanation is not None
     keys = {e["key"] for e in d.explanation.best_events}
     assert any(k.startswith("castle.") for k in keys) and any(k.startswith("district") for k in keys)
-    assert d.explanation.text.startswith(f"{pl.good} instead of {pl.bad}")
+    # Issue 26: the move played is named first, the better one after it.
+    assert d.explanation.text.startswith(f"Played {pl.bad} (")
+    assert f"; {pl.good} was better (" in d.explanation.text
     assert "takes it" in d.explanation.text
     assert d.explanation.played_events == ()
 
@@ -105,20 +114,51 @@ def test_every_seat_and_luck_are_reported() -> None:
     for s in a.summaries:
         assert 0 <= s.accuracy <= 100 and sum(s.labels.values()) == s.decisions
     assert a.to_json()["summaries"][0]["seat"] == 1
+    # Label and accuracy of every decision come from one loss: best minus played in expected
+    # outcome, never negative (the best move is the one with the highest expected outcome).
+    for d in a.decisions:
+        assert d.loss == pytest.approx(outcome_loss(d.loss_win, d.loss_margin), abs=1e-9)
+        assert d.loss >= 0 and d.label == loss_label(d.loss, d.loss_se)
+        assert d.accuracy == loss_accuracy(d.loss)
+        assert d.best.value >= d.played.value
+        if d.loss == 0:
+            assert d.label == "good" and d.accuracy == 100
 
 
 def test_labels_follow_the_thresholds_and_the_noise() -> None:
-    assert label_for(0.0, 0.0, 0.0, 0.0) == "good"
+    # Issue 27 item 0: one loss in expected outcome (margin + WIN_POINTS * win chance) grades
+    # a move; its two parts alone keep the documented thresholds (10/20/30 pp, 4/8/12 points).
+    assert pytest.approx([0.10, 0.20, 0.30]) == [t / WIN_POINTS for t in LOSS_THRESHOLDS]
+    assert pytest.approx(WIN_THRESHOLDS) == [0.10, 0.20, 0.30]
+    assert loss_label(0.0, 0.0) == label_for(0.0, 0.0, 0.0, 0.0) == "good"
+    for i, t in enumerate(LOSS_THRESHOLDS):
+        assert loss_label(t, 0.1) == LABELS[i + 1]
+        assert loss_label(t - 0.01, 0.1) == LABELS[i]
     for i, t in enumerate(WIN_THRESHOLDS):
-        assert label_for(t, 0.01, 0.0, 0.1) == LABELS[i + 1]
+        assert label_for(t, 0.001, 0.0, 0.01) == LABELS[i + 1]
     for i, t in enumerate(MARGIN_THRESHOLDS):
-        assert label_for(0.0, 0.01, t, 0.1) == LABELS[i + 1]
-    # A loss within Z_MIN standard errors is noise, not a mistake.
-    assert label_for(0.3, 0.3 / Z_MIN + 0.01, 20.0, 20.0 / Z_MIN + 0.1) == "good"
-    assert label_for(0.3, 0.01, 20.0, 20.0) == "blunder"
-    assert move_accuracy(0.0) == pytest.approx(100, abs=0.01)
+        assert label_for(0.0, 0.0, t, 0.1) == LABELS[i + 1]
+    # A seat far ahead (win chance 100 % either way) that throws 10 points away: a mistake.
+    assert label_for(0.0, 0.0, 10.0, 1.0) == "mistake"
+    # 98 % instead of 100 % and a point of margin: not worth a label (issue 26).
+    assert label_for(0.02, 0.01, 1.0, 0.5) == "good"
+    # Two parts each below the inaccuracy threshold add up to one.
+    assert label_for(0.06, 0.01, 2.0, 0.3) == "inaccuracy"
+    # A loss within Z_MIN standard errors is noise, not a mistake; no loss is never a blunder.
+    assert loss_label(20.0, 20.0 / Z_MIN + 0.01) == "good"
+    assert loss_label(20.0, 20.0 / Z_MIN - 0.01) == "blunder"
+    assert loss_label(0.0, 0.0) == loss_label(-3.0, 0.1) == "good"
+    # label_for does not know the covariance of the parts: it takes the largest error, so a
+    # noisy win chance makes a sure 10-point loss noise (the paired error would not).
+    assert loss_label(10.0, 1.0) == "mistake"
+    assert label_for(0.0, 0.2, 10.0, 1.0) == "good"
+    # Accuracy from the same loss: 100 for none, lower for more, whatever part it is in.
+    assert move_accuracy(0.0) == loss_accuracy(0.0) == 100
     assert move_accuracy(0.1) < move_accuracy(0.05) < 100
-    assert move_accuracy(1.0) == 0.0
+    assert move_accuracy(0.0, 4.0) == move_accuracy(0.1) == loss_accuracy(4.0)
+    # A hopeless seat (win chance 0 whatever it does) still loses accuracy for lost points.
+    assert move_accuracy(0.0, 10.0) < 20
+    assert move_accuracy(1.0) == pytest.approx(0.0, abs=0.1)
 
 
 def test_bad_budget_and_seat_are_refused() -> None:

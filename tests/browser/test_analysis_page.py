@@ -1,17 +1,20 @@
 """Analysis in the browser (issue 17 item 2): a finished game is analysed from its end screen
 (progress, then the win-chance chart and each seat's accuracy); the planted blunder is labelled
-in the replay viewer with the better move drawn as a ghost tile; an unfinished game is refused."""
+in the replay viewer with the better move drawn as a ghost tile; an unfinished game is refused.
+Issue 26: the win-chance chart's end letters never overlap, also when players end at the same
+win chance (a 4-player game's losers all end near 0 %), on a phone and a desktop."""
 
 from __future__ import annotations
 
+import itertools
 import secrets
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from analysis.kit import planted_blunder
-from browser.kit import LiveServer, open_page, save_png
+from analysis.kit import bot_record, planted_blunder
+from browser.kit import LiveServer, open_page, save_png, state
 from rebirth import __version__
 from rebirth.server.persistence.store import GameRow, Step, Store, hash_token
 
@@ -67,7 +70,8 @@ def test_finished_game_analysed_from_its_end_screen(tmp_path: Path, new_context:
             page.keyboard.press("ArrowRight")
         assert found, "the planted blunder is not labelled in the replay"
         label = page.locator("#replay .replay-label").inner_text()
-        assert pl.good in label and pl.bad in label
+        # Issue 26: the move played first, then the better one.
+        assert f"played {pl.bad}; {pl.good} was better" in label
         assert page.locator("#replay-board .ghost").count() == 1
         save_png(page, "analysis-replay.png")
         assert page.errors == []  # type: ignore[attr-defined]
@@ -83,3 +87,41 @@ def test_an_unfinished_game_is_not_analysed(live_server: LiveServer) -> None:
     a = httpx.post(f"{live_server.url}/api/games/{g['game']}/analysis",
                    headers={"Authorization": f"Bearer {tok}"})
     assert a.status_code == 409 and a.json()["error"]["code"] == "not_over"
+
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 860}
+
+
+def test_win_chart_end_labels_never_overlap(tmp_path: Path, new_context: Any) -> None:
+    rec = bot_record(seed=5, players=4)
+    where = _store_finished_game(tmp_path / "g.db", rec)
+    srv = LiveServer(tmp_path / "g.db", analysis_worlds=2)
+    srv.start()
+    try:
+        for name, viewport in (("phone", PHONE), ("desktop", DESKTOP)):
+            page = open_page(new_context(viewport=viewport), f"{srv.url}/game/{where}")
+            page.wait_for_selector("#end:not([hidden])")
+            page.click("#analyse")
+            page.wait_for_selector("#win-chart svg", timeout=240000)
+            # The case that overlapped: at least two players end within 3 pp of each other.
+            ends = state(page, """(() => { const a = S.analysis.data; const last = {};
+                for (const d of a.decisions) last[d.seat] = d.played.win_pct;
+                return Object.values(last); })()""")
+            assert len(ends) == 4
+            ends.sort()
+            assert min(b - a for a, b in itertools.pairwise(ends)) < 3, ends
+            page.locator("#win-chart").scroll_into_view_if_needed()
+            boxes = [page.locator(f"#win-chart text.end-label[data-seat='{q}']").bounding_box()
+                     for q in range(4)]
+            assert all(b is not None and b["height"] > 0 for b in boxes), boxes
+            for i, a in enumerate(boxes):
+                for b in boxes[i + 1:]:
+                    assert a is not None and b is not None
+                    apart = (a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"]
+                             or a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"])
+                    assert apart, (name, a, b)
+            save_png(page, f"analysis-chart-{name}.png")
+            assert page.errors == []  # type: ignore[attr-defined]
+    finally:
+        srv.stop()

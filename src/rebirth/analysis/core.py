@@ -3,8 +3,9 @@
 For each decision with more than one legal option, the seat's information set is
 sampled into worlds (:mod:`rebirth.analysis.estimate`), the heuristic bot's best
 ``top_k`` actions plus the move played are each played out to the end on the same
-worlds, and the move played is compared with the best one found: its loss in win
-chance and in final margin, each with its standard error, and a label. The luck of
+worlds, and the move played is compared with the best one found: its loss in expected
+outcome (final margin plus win chance weighed in points, :data:`WIN_POINTS`) with its
+standard error, the loss's two parts, a label and an accuracy from that same loss. The luck of
 each draw (the tile drawn after a turn, an extra tile's reveal, I-7) is the value
 after the draw minus the value expected before it, kept apart from skill as GNU
 Backgammon does. Thresholds and definitions: ``docs/analysis.md``.
@@ -22,12 +23,14 @@ from typing import Any
 
 from rebirth.analysis import DEFAULT_TOP_K, DEFAULT_WORLDS
 from rebirth.analysis.estimate import (
+    WIN_POINTS,
     Estimate,
     Outcome,
     Worlds,
     evaluate_position,
     final_outcome,
     paired_difference,
+    paired_value_difference,
     summarise,
 )
 from rebirth.bots.heuristic import score_actions
@@ -44,12 +47,18 @@ from rebirth.engine.tiles import tile_code
 from rebirth.engine.views import View
 
 LABELS = ("good", "inaccuracy", "mistake", "blunder")
-WIN_THRESHOLDS = (0.10, 0.20, 0.30)
-"""Loss in win chance (0..1) from which a move is an inaccuracy, a mistake, a blunder."""
-MARGIN_THRESHOLDS = (4.0, 8.0, 12.0)
-"""Loss in expected final margin (points) from which a move is an inaccuracy, mistake, blunder."""
+LOSS_THRESHOLDS = (4.0, 8.0, 12.0)
+"""Loss in expected outcome (points, :data:`WIN_POINTS`) from which a move is an inaccuracy,
+a mistake, a blunder: a move that throws 10 points away is a mistake even when the win
+chance stays at 100 %."""
+WIN_THRESHOLDS = tuple(t / WIN_POINTS for t in LOSS_THRESHOLDS)
+"""The same thresholds for a loss in win chance alone (0..1; the margin unchanged)."""
+MARGIN_THRESHOLDS = LOSS_THRESHOLDS
+"""The same thresholds for a loss in final margin alone (points; the win chance unchanged)."""
 Z_MIN = 2.0
 """A loss counts only when it is at least this many standard errors (paired) above zero."""
+ACCURACY_SCALE = 5.0
+"""Loss in expected outcome (points) that takes a move's accuracy from 100 to 100/e."""
 
 MESSAGE_KEYS = (
     "analysis.header", "analysis.noise", "analysis.seat", "analysis.decision",
@@ -102,6 +111,10 @@ class Decision:
     accuracy: float
     candidates: tuple[Estimate, ...]
     explanation: Explanation | None = None
+    loss: float = 0.0
+    """Loss in expected outcome (points): ``loss_margin + WIN_POINTS * loss_win``."""
+    loss_se: float = 0.0
+    """Its paired standard error (per world, so with the covariance of the two parts)."""
 
     def to_json(self) -> dict[str, Any]:
         """The decision as JSON (seats numbered from 1, win figures in percent)."""
@@ -113,6 +126,7 @@ class Decision:
             "loss_win_se_pct": round(100 * self.loss_win_se, 1),
             "loss_margin": round(self.loss_margin, 2),
             "loss_margin_se": round(self.loss_margin_se, 2),
+            "loss": round(self.loss, 2), "loss_se": round(self.loss_se, 2),
             "label": self.label, "accuracy": round(self.accuracy, 1),
             "candidates": [c.to_json() for c in self.candidates],
             "explanation": self.explanation.to_json() if self.explanation else None,
@@ -217,9 +231,9 @@ class Analysis:
     noise: Noise
     lang: str = "en"
     thresholds: dict[str, Any] = field(default_factory=lambda: {
-        "labels": list(LABELS),
+        "labels": list(LABELS), "loss": list(LOSS_THRESHOLDS), "win_points": WIN_POINTS,
         "win_pct": [round(100 * t, 1) for t in WIN_THRESHOLDS],
-        "margin": list(MARGIN_THRESHOLDS), "z_min": Z_MIN})
+        "margin": list(MARGIN_THRESHOLDS), "z_min": Z_MIN, "accuracy_scale": ACCURACY_SCALE})
 
     def to_json(self) -> dict[str, Any]:
         """The whole analysis as JSON (``docs/analysis.md`` describes the fields)."""
@@ -235,28 +249,40 @@ class Analysis:
         }
 
 
-def move_accuracy(loss_win: float) -> float:
-    """Lichess's per-move accuracy from a drop in win chance (0..1): 100 for no loss."""
-    drop = 100 * max(0.0, loss_win)
-    return max(0.0, min(100.0, 103.1668 * math.exp(-0.04354 * drop) - 3.1669))
+def outcome_loss(loss_win: float, loss_margin: float) -> float:
+    """A loss in expected outcome (points) from its parts: win chance (0..1) and margin."""
+    return loss_margin + WIN_POINTS * loss_win
+
+
+def loss_accuracy(loss: float) -> float:
+    """A move's accuracy from its loss in expected outcome (points): 100 for no loss, falling
+    by a factor e every :data:`ACCURACY_SCALE` points (about 82 for 1 point, 45 for 4, 20
+    for 8). Exponential like lichess's curve on win chance, which it replaces: win chance
+    alone gives a seat that is hopelessly behind (or far ahead) 100 on every move."""
+    return 100.0 * math.exp(-max(0.0, loss) / ACCURACY_SCALE)
+
+
+def move_accuracy(loss_win: float, loss_margin: float = 0.0) -> float:
+    """A move's accuracy from a drop in win chance (0..1) and in final margin (points), the
+    two parts of its loss in expected outcome (:func:`loss_accuracy`)."""
+    return loss_accuracy(outcome_loss(loss_win, loss_margin))
+
+
+def loss_label(loss: float, loss_se: float) -> str:
+    """The label of a loss in expected outcome (points, :data:`LOSS_THRESHOLDS`), counted only
+    when it is at least :data:`Z_MIN` standard errors above zero: no loss is always good."""
+    if loss <= 0 or loss < Z_MIN * loss_se:
+        return LABELS[0]
+    return LABELS[sum(1 for t in LOSS_THRESHOLDS if loss >= t)]
 
 
 def label_for(loss_win: float, loss_win_se: float, loss_margin: float,
               loss_margin_se: float) -> str:
-    """The label of a loss: the worse of the win-chance and the margin grade, each counted
-    only when the loss is at least :data:`Z_MIN` standard errors above zero."""
-    grade = 0
-    for loss, se, limits in ((loss_win, loss_win_se, WIN_THRESHOLDS),
-                             (loss_margin, loss_margin_se, MARGIN_THRESHOLDS)):
-        if loss <= 0 or loss < Z_MIN * se:
-            continue
-        grade = max(grade, sum(1 for t in limits if loss >= t))
-    return LABELS[grade]
-
-
-def _utility(o: Estimate) -> tuple[float, float]:
-    # Win chance first (the aim of the game), the margin breaks ties of coarse win counts.
-    return (o.win, o.margin)
+    """The label of a loss given by its two parts (:func:`loss_label` of their weighed sum).
+    Without the per-world outcomes the covariance is unknown, so the error is the sum of the
+    parts' errors (the largest it can be): :func:`analyse_decision` uses the paired one."""
+    return loss_label(outcome_loss(loss_win, loss_margin),
+                      loss_margin_se + WIN_POINTS * loss_win_se)
 
 
 def analyse_decision(game: Game, view: View, played: int, *, worlds: int = DEFAULT_WORLDS,
@@ -277,15 +303,18 @@ def analyse_decision(game: Game, view: View, played: int, *, worlds: int = DEFAU
         cands.append(played)
     raw = {a: ws.outcomes(a) for a in cands}
     est = {a: summarise(game.codec.text(a), raw[a]) for a in cands}
-    best = max(cands, key=lambda a: (*_utility(est[a]), a == played, -a))
+    # The best move is the one with the highest expected outcome (the quantity labels and
+    # accuracy weigh), so the loss is never negative; ties go to the move played.
+    best = max(cands, key=lambda a: (est[a].value, a == played, -a))
     dw, dwse, dm, dmse = paired_difference(raw[best], raw[played])
-    ordered = tuple(est[a] for a in sorted(cands, key=lambda a: (-est[a].win, -est[a].margin, a)))
+    loss, loss_se = paired_value_difference(raw[best], raw[played])
+    ordered = tuple(est[a] for a in sorted(cands, key=lambda a: (-est[a].value, -est[a].win, a)))
     tile = view.hand if view.phase == "place" else view.extra_tile if view.phase == "extra" else None
     dec = Decision(index=index, turn=view.turn, seat=seat, phase=view.phase, tile=tile,
                    options=len(legal), played=est[played], best=est[best], loss_win=dw,
                    loss_win_se=dwse, loss_margin=dm, loss_margin_se=dmse,
-                   label=label_for(dw, dwse, dm, dmse), accuracy=move_accuracy(dw),
-                   candidates=ordered)
+                   label=loss_label(loss, loss_se), accuracy=loss_accuracy(loss),
+                   candidates=ordered, loss=loss, loss_se=loss_se)
     return dec, ws.base
 
 
@@ -309,14 +338,16 @@ def _render_events(events: Sequence[dict[str, Any]], lang: str, names: Sequence[
 
 
 def explain(dec: Decision, world: State, lang: str, names: Sequence[str]) -> Explanation:
-    """The better move against the move played, in words from the engine's events."""
+    """The move played against the better one, in words from the engine's events: the move
+    played is named first ("Played G17 ...; J13 was better"), so it cannot be misread."""
     best = dec.best.action or ""
     played = dec.played.action or ""
     be = _public_events(world, best)
     pe = _public_events(world, played)
     args = {"best": best, "played": played,
             "best_win": f"{100 * dec.best.win:.0f}", "played_win": f"{100 * dec.played.win:.0f}",
-            "best_margin": f"{dec.best.margin:+.1f}", "played_margin": f"{dec.played.margin:+.1f}"}
+            "best_margin": f"{dec.best.margin:+.1f}", "played_margin": f"{dec.played.margin:+.1f}",
+            "loss": f"{dec.loss:.1f}"}
     text = " ".join((
         render_message("analysis.instead", args, lang, names),
         render_message("analysis.would", {"best": best, "effects": _render_events(be, lang, names)},
@@ -450,8 +481,8 @@ def analyse(record: Any, seat: int | None = None, *, worlds: int = DEFAULT_WORLD
         mine = [k for k, d in enumerate(dec_list) if d.seat == q]
         costly = sorted((k for k in mine if dec_list[k].label != "good"
                          or dec_list[k].best.action != dec_list[k].played.action),
-                        key=lambda k: (-LABELS.index(dec_list[k].label), -dec_list[k].loss_win,
-                                       -dec_list[k].loss_margin, k))[:3]
+                        key=lambda k: (-LABELS.index(dec_list[k].label), -dec_list[k].loss,
+                                       -dec_list[k].loss_win, k))[:3]
         costly = [k for k in costly if dec_list[k].best.action != dec_list[k].played.action]
         for k in costly:
             d = dec_list[k]

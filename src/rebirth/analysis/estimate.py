@@ -25,6 +25,13 @@ from rebirth.engine.game import Game
 from rebirth.engine.state import State
 from rebirth.engine.views import View
 
+WIN_POINTS = 40.0
+"""Points of final margin that a whole win (1.0 of win chance) is worth in a seat's expected
+outcome: 10 percentage points of win chance weigh as much as 4 points of margin. The expected
+outcome ``margin + WIN_POINTS * win`` is what the analysis ranks moves, labels them and
+measures accuracy by (docs/analysis.md, "Expected outcome"): the win chance alone is flat for
+a seat that has won or lost already, the margin alone ignores what a close game is about."""
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -34,6 +41,11 @@ class Outcome:
     win: float
     margin: float
     score: float
+
+    @property
+    def value(self) -> float:
+        """The expected-outcome value of this playout, in points (see :data:`WIN_POINTS`)."""
+        return self.margin + WIN_POINTS * self.win
 
 
 @dataclass(frozen=True)
@@ -48,6 +60,11 @@ class Estimate:
     margin_se: float
     score: float
     worlds: int
+
+    @property
+    def value(self) -> float:
+        """The expected outcome in points: margin plus :data:`WIN_POINTS` times win chance."""
+        return self.margin + WIN_POINTS * self.win
 
     def to_json(self) -> dict[str, Any]:
         """Rounded for output: win chance in percent, margins in points."""
@@ -155,3 +172,9 @@ def paired_difference(a: list[Outcome], b: list[Outcome]) -> tuple[float, float,
     dw, dwse = mean_se([x.win - y.win for x, y in zip(a, b, strict=True)])
     dm, dmse = mean_se([x.margin - y.margin for x, y in zip(a, b, strict=True)])
     return dw, dwse, dm, dmse
+
+
+def paired_value_difference(a: list[Outcome], b: list[Outcome]) -> tuple[float, float]:
+    """Mean and standard error of ``a - b`` in expected outcome (points, :data:`WIN_POINTS`),
+    per world: the error of the weighted sum, with the covariance of its two parts."""
+    return mean_se([x.value - y.value for x, y in zip(a, b, strict=True)])

@@ -181,7 +181,28 @@ export function scoreChart(series, n, xLabel, colours) {
     const pts = series.map((row, i) => `${x(i).toFixed(1)},${y(row[q]).toFixed(1)}`).join(" ");
     svg.append(sv("polyline", { points: pts, fill: "none", stroke: colours[q], "stroke-width": 2.5,
       "stroke-dasharray": dashes[q] }));
-    svg.append(sv("text", { x: W - pad + 4, y: y(series[series.length - 1][q]) + 4, class: "tick" }, SEAT_LETTERS[q]));
+  }
+  for (const { q, at } of endLabelPlaces(series[series.length - 1], y, pad, H - pad)) {
+    svg.append(sv("text", { x: W - pad + 4, y: at + 4, class: "tick end-label", "data-seat": q },
+      SEAT_LETTERS[q]));
   }
   return svg;
+}
+
+/** Where each line's end letter goes: at its last value, but pushed apart (in the chart's own
+ * units, so at every screen size) so that no two letters overlap — players often end at about
+ * the same figure, e.g. all the losers of a 4-player game at 0 % win chance. `gap`: the height
+ * of a letter's box (11 px text is 14 px high), plus one. */
+export function endLabelPlaces(last, y, top, bottom, gap = 15) {
+  const ends = last.map((v, q) => ({ q, at: y(v) })).sort((a, b) => a.at - b.at || a.q - b.q);
+  for (let i = 1; i < ends.length; i++) ends[i].at = Math.max(ends[i].at, ends[i - 1].at + gap);
+  // Pushed below the axis: move the stack back up, keeping the gaps.
+  if (ends.length && ends[ends.length - 1].at > bottom) ends[ends.length - 1].at = bottom;
+  for (let i = ends.length - 2; i >= 0; i--) ends[i].at = Math.min(ends[i].at, ends[i + 1].at - gap);
+  if (ends.length && ends[0].at < top - gap) {
+    // Only when more letters than fit the height: spread them evenly instead.
+    const step = (bottom - top) / Math.max(1, ends.length - 1);
+    ends.forEach((e, i) => { e.at = top + i * step; });
+  }
+  return ends;
 }

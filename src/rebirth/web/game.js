@@ -581,6 +581,9 @@ function analysisSection() {
   return box;
 }
 
+/** A figure with its sign (a true minus), one decimal: what the move played changed. */
+const signed = (x) => `${x >= 0 ? "+" : "\u2212"}${Math.abs(x).toFixed(1)}`;
+
 /** The analysis of the record entry ``index`` (0-based), if it was a judged decision. */
 function decisionAt(index) {
   const a = S.analysis.status === "done" ? S.analysis.data : null;
@@ -714,7 +717,7 @@ function stepReplay(d) {
       t(S.lang, `analysis.label.${dec.label}`),
       dec.best.action !== dec.played.action
         ? ` — ${t(S.lang, "analysis.better", { played: dec.played.action, best: dec.best.action })}` +
-          ` (${t(S.lang, "analysis.loss", { win: dec.loss_win_pct.toFixed(1), margin: dec.loss_margin.toFixed(1) })})`
+          ` (${t(S.lang, "analysis.loss", { loss: signed(-dec.loss), win: signed(-dec.loss_win_pct), margin: signed(-dec.loss_margin) })})`
         : ""));
   }
   el.querySelector(".replay-lines").replaceChildren(...head, ...f.lines.map((l) => h("li", {}, l)));
