@@ -25,6 +25,7 @@ from rebirth.server.errors import ApiError, known_lang, texts
 from rebirth.server.notifications.notifier import turn_key
 from rebirth.server.operations.addresses import base_url
 from rebirth.server.operations.throttle import Throttle
+from rebirth.server.persistence import botaccounts as bot_accounts
 from rebirth.server.settings import Settings
 
 router = APIRouter(prefix="/api/account", tags=["account"])
@@ -161,7 +162,9 @@ async def account_page(account: CurrentAccount, registry: RegistryDep) -> dict[s
         out.append({"game": game, "seat": seat, "status": status, "your_turn": mine, "board": board,
                     "players": players, "created": round(created, 3)})
     rated = await asyncio.to_thread(ratings_of, store, account.id)
-    return {**account.public(), "notify": account.notify, "games": out, "ratings": rated}
+    tokens = await asyncio.to_thread(bot_accounts.live_tokens, store, account.id) if account.bot else 0
+    return {**account.public(), "notify": account.notify, "games": out, "ratings": rated,
+            "bot": account.bot, "bot_token": tokens > 0}
 
 
 @router.get("/sessions", response_model=aa.Sessions)

@@ -74,6 +74,10 @@ class AccountPage(Answer):
     notify: str
     games: list[AccountGame]
     ratings: list[Rating]
+    bot: bool
+    """A bot account (``POST /api/account/bot``: for good)."""
+    bot_token: bool
+    """The bot account has a live API token (the token itself is shown once, when made)."""
 
 
 class SessionInfo(Answer):
