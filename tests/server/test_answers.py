@@ -98,8 +98,9 @@ def test_every_answer_and_refusal_is_declared(app: FastAPI) -> None:
     # Every REST operation (pages and the socket are not in it); issue 25's accounts, open
     # games, the transfer code, its claim and the one-click unsubscribe, the ratings; issue
     # 26's push key, vacation, the board's PNG, the game's GIF and the public position; issue
-    # 27's bot stream and move.
-    assert len(ops) == 61, len(ops)
+    # 27's bot stream and move, bot accounts (upgrade, token, revoke), the events stream and
+    # challenges (create, read, accept, decline, cancel).
+    assert len(ops) == 70, len(ops)
 
 
 def test_answers_name_their_fields(app: FastAPI) -> None:
