@@ -185,3 +185,8 @@ export function scoreChart(series, n, xLabel, colours) {
   }
   return svg;
 }
+
+/** The "BOT" badge next to a bot account's name (lobby, player page, game page; docs/bot-api.md). */
+export function botBadge(lang) {
+  return h("span", { class: "bot-badge", title: t(lang, "badge.bot.title") }, t(lang, "badge.bot"));
+}

@@ -225,6 +225,14 @@ def bot_names(store: Store, names: list[str]) -> set[str]:
             accounts.c.name.in_(names), accounts.c.bot.is_(True), accounts.c.deleted.is_(False))).scalars()}
 
 
+def bot_seats(store: Store, game: str) -> set[int]:
+    """The seats of ``game`` that bot accounts hold (the "BOT" badge of the game page)."""
+    with store.engine.connect() as c:
+        return {int(s) for s in c.execute(select(account_seats.c.seat).join(
+            accounts, accounts.c.id == account_seats.c.account).where(
+            account_seats.c.game == game, accounts.c.bot.is_(True))).scalars()}
+
+
 # ---------------------------------------------------------------------------- limits
 
 
