@@ -171,6 +171,7 @@ class Seat:
         self.arrivals: list[tuple[int, float]] = []
         self.moves = 0
         self.refused = 0
+        self.retries = 0
         self.over = False
 
     async def run(self, client: httpx.AsyncClient, stop_at: float) -> None:
@@ -191,12 +192,26 @@ class Seat:
                     return
                 if line["legal"]:
                     action = self.rng.choice(line["legal"])["id"]
-                    ans = await client.post(f"{self.base}/api/bot/games/{self.game}/move", headers=auth,
-                                            json={"action": action, "version": line["version"]})
+                    ans = await self.move(client, auth, action, int(line["version"]))
                     if ans.status_code == 200:
                         self.moves += 1
                     else:
                         self.refused += 1
+
+
+    async def move(self, client: httpx.AsyncClient, auth: dict[str, str], action: int,
+                   version: int) -> httpx.Response:
+        """Post a move; a pooled connection the server closed meanwhile is tried again (a retry
+        that finds the move committed is answered ``stale``, as the reference client's)."""
+        for attempt in range(3):
+            try:
+                return await client.post(f"{self.base}/api/bot/games/{self.game}/move", headers=auth,
+                                         json={"action": action, "version": version})
+            except httpx.TransportError:
+                if attempt == 2:
+                    raise
+                self.retries += 1
+        raise AssertionError("unreachable")  # pragma: no cover
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -244,6 +259,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     out = {"setup": args.setup, "games": len(made), "remote_seats": len(seats),
            "finished": sum(1 for g in by_game.values() if all(s.over for s in g)),
            "moves": sum(s.moves for s in seats), "refused": sum(s.refused for s in seats),
+           "retries": sum(s.retries for s in seats),
            "lines": len(every), "seconds": round(took, 1),
            "p50_ms": round(pct(every, 0.50), 1), "p99_ms": round(pct(every, 0.99), 1),
            "max_ms": round(max(every), 1) if every else None,

@@ -34,8 +34,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServe
         srv.stop()
 
 
-def _signed_in(new_context: object, srv: LiveServer, store: Store, email: str, name: str,
-               lang: str = "en") -> tuple[BrowserContext, str, dict[str, str]]:
+def _signed_in(
+    new_context: object, srv: LiveServer, store: Store, email: str, name: str, lang: str = "en"
+) -> tuple[BrowserContext, str, dict[str, str]]:
     acct = account_for_email(store, email, lang)
     assert rename(store, acct.id, name)
     sid = new_session(store, acct.id, "browser test")
@@ -51,12 +52,13 @@ def _shot(page: Page, name: str) -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
-def test_the_account_page_makes_a_bot_account_and_the_badge_shows(new_context: object,
-                                                                  server: tuple[LiveServer, Store],
-                                                                  lang: str) -> None:
+def test_the_account_page_makes_a_bot_account_and_the_badge_shows(
+    new_context: object, server: tuple[LiveServer, Store], lang: str
+) -> None:
     srv, store = server
-    ctx, _bot_id, _ = _signed_in(new_context, srv, store, f"robo-{lang}@example.org", f"Robo{lang.upper()}",
-                                 lang)
+    ctx, _bot_id, _ = _signed_in(
+        new_context, srv, store, f"robo-{lang}@example.org", f"Robo{lang.upper()}", lang
+    )
     page = open_page(ctx, f"{srv.url}/account")
     assert page.is_visible("#bot-upgrade") and page.is_hidden("#bot-renew")
     page.once("dialog", lambda d: d.accept())
@@ -67,14 +69,20 @@ def test_the_account_page_makes_a_bot_account_and_the_badge_shows(new_context: o
     assert page.is_visible("#bot-state .bot-badge") and page.is_hidden("#bot-upgrade")
     _shot(page, f"account-bot-{lang}.png")
     # The token works: a challenge by a human, accepted with it, makes a game.
-    hctx, _hid, human = _signed_in(new_context, srv, store, f"human-{lang}@example.org", f"Human{lang.upper()}",
-                                   lang)
-    r = httpx.post(f"{srv.url}/api/challenges", json={"bot": f"Robo{lang.upper()}", "board": "ireland"},
-                   headers=human, timeout=10)
+    hctx, _hid, human = _signed_in(
+        new_context, srv, store, f"human-{lang}@example.org", f"Human{lang.upper()}", lang
+    )
+    r = httpx.post(
+        f"{srv.url}/api/challenges",
+        json={"bot": f"Robo{lang.upper()}", "board": "ireland"},
+        headers=human,
+        timeout=10,
+    )
     assert r.status_code == 201, r.text
     cid = r.json()["id"]
-    r = httpx.post(f"{srv.url}/api/challenges/{cid}/accept", headers={"Authorization": f"Bearer {token}"},
-                   timeout=10)
+    r = httpx.post(
+        f"{srv.url}/api/challenges/{cid}/accept", headers={"Authorization": f"Bearer {token}"}, timeout=10
+    )
     assert r.status_code == 200, r.text
     gid = r.json()["game"]
     game = open_page(hctx, f"{srv.url}/game/{gid}?seat=0")
@@ -94,8 +102,15 @@ def test_the_account_page_makes_a_bot_account_and_the_badge_shows(new_context: o
     # Revoked from the page: the token is refused.
     page.click("#bot-revoke")
     deadline = time.monotonic() + 10
-    while httpx.get(f"{srv.url}/api/bot/stream/events", params={"limit": 1},
-                    headers={"Authorization": f"Bearer {token}"}, timeout=10).status_code != 401:
+    while (
+        httpx.get(
+            f"{srv.url}/api/bot/stream/events",
+            params={"limit": 1},
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=10,
+        ).status_code
+        != 401
+    ):
         assert time.monotonic() < deadline
         time.sleep(0.1)
     page.wait_for_selector("#bot-revoke:disabled")

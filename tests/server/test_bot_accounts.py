@@ -85,8 +85,10 @@ class Events:
             time.sleep(0.01)
 
     def _run(self, url: str, tok: str) -> None:
-        with httpx.Client(timeout=httpx.Timeout(10.0, read=15.0)) as c, \
-                c.stream("GET", f"{url}/api/bot/stream/events", headers=_bearer(tok)) as r:
+        with (
+            httpx.Client(timeout=httpx.Timeout(10.0, read=15.0)) as c,
+            c.stream("GET", f"{url}/api/bot/stream/events", headers=_bearer(tok)) as r,
+        ):
             self.status = r.status_code
             for raw in r.iter_lines():
                 if self._stop:
@@ -193,8 +195,12 @@ def test_decline_cancel_and_refusals(tmp_path: Path) -> None:
         human = Person(url, store, "bo@example.org")
         events = Events(url, tok)
         cid = _challenge(human, bot.account.name).json()["id"]
-        r = httpx.post(f"{url}/api/challenges/{cid}/decline", json={"reason": "tooFast"}, headers=_bearer(tok),
-                       timeout=10)
+        r = httpx.post(
+            f"{url}/api/challenges/{cid}/decline",
+            json={"reason": "tooFast"},
+            headers=_bearer(tok),
+            timeout=10,
+        )
         assert r.status_code == 200 and r.json()["status"] == "declined", r.text
         line = events.wait("challengeDeclined", challenge__id=cid)
         assert line["challenge"]["reason"] == "tooFast"
@@ -221,8 +227,13 @@ def test_decline_cancel_and_refusals(tmp_path: Path) -> None:
         assert _challenge(human, "nobody-here").json()["error"]["code"] == "unknown_bot"
         assert _challenge(human, stranger.account.name).status_code == 404
         assert _challenge(bot, bot.account.name).json()["error"]["code"] == "self_challenge"
-        assert httpx.post(f"{url}/api/challenges", json={"bot": bot.account.name}, timeout=10).status_code == 401
-        assert _challenge(human, bot.account.name, variants=["no_such_rule"]).json()["error"]["code"] == "bad_game"
+        assert (
+            httpx.post(f"{url}/api/challenges", json={"bot": bot.account.name}, timeout=10).status_code == 401
+        )
+        assert (
+            _challenge(human, bot.account.name, variants=["no_such_rule"]).json()["error"]["code"]
+            == "bad_game"
+        )
         # Upgrading twice; the token of a human account; renewing turns the old token off.
         assert bot.post("/api/account/bot").json()["error"]["code"] == "already_bot"
         assert human.post("/api/account/bot/token").json()["error"]["code"] == "not_bot"
@@ -250,7 +261,10 @@ def test_limits_give_a_readable_429_with_retry_after(tmp_path: Path) -> None:
         human = Person(url, store, "dee@example.org")
         a = _challenge(human, bot.account.name).json()["id"]
         b = _challenge(human, bot.account.name).json()["id"]
-        assert httpx.post(f"{url}/api/challenges/{a}/accept", headers=_bearer(tok), timeout=10).status_code == 200
+        assert (
+            httpx.post(f"{url}/api/challenges/{a}/accept", headers=_bearer(tok), timeout=10).status_code
+            == 200
+        )
         r = httpx.post(f"{url}/api/challenges/{b}/accept", headers=_bearer(tok), timeout=10)
         assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
         err = r.json()["error"]
@@ -265,7 +279,10 @@ def test_limits_give_a_readable_429_with_retry_after(tmp_path: Path) -> None:
         bot, tok = make_bot(url, store)
         human = Person(url, store, "eve@example.org")
         a = _challenge(human, bot.account.name).json()["id"]
-        assert httpx.post(f"{url}/api/challenges/{a}/accept", headers=_bearer(tok), timeout=10).status_code == 200
+        assert (
+            httpx.post(f"{url}/api/challenges/{a}/accept", headers=_bearer(tok), timeout=10).status_code
+            == 200
+        )
         r = _challenge(human, bot.account.name)
         assert r.status_code == 429
         err = r.json()["error"]
@@ -283,7 +300,9 @@ def test_a_revoked_token_is_refused_401_everywhere(tmp_path: Path) -> None:
         cid = _challenge(human, bot.account.name).json()["id"]
         ans = httpx.post(f"{url}/api/challenges/{cid}/accept", headers=_bearer(tok), timeout=10).json()
         gid = ans["game"]
-        r = httpx.get(f"{url}/api/bot/games/{gid}/stream", params={"limit": 1}, headers=_bearer(tok), timeout=10)
+        r = httpx.get(
+            f"{url}/api/bot/games/{gid}/stream", params={"limit": 1}, headers=_bearer(tok), timeout=10
+        )
         assert r.status_code == 200 and json.loads(r.text.splitlines()[0])["seat"] == 1
         # The token stands for the bot's seat only: not the challenger's game of another.
         other = botkit.create(url, "ireland", ["remote", "easy"])
@@ -296,16 +315,27 @@ def test_a_revoked_token_is_refused_401_everywhere(tmp_path: Path) -> None:
         for t, ok in ((tok, False), (fresh, True)):
             r = httpx.get(f"{url}/api/bot/stream/events", params={"limit": 1}, headers=_bearer(t), timeout=10)
             assert (r.status_code == 200) == ok, r.text
-        assert httpx.request("DELETE", f"{url}/api/account/bot/token", headers=bot.headers,
-                             timeout=10).json() == {"revoked": 1}
-        for path, method in ((f"/api/bot/games/{gid}/stream", "GET"), ("/api/bot/stream/events", "GET"),
-                             (f"/api/challenges/{cid}/decline", "POST")):
+        assert httpx.request(
+            "DELETE", f"{url}/api/account/bot/token", headers=bot.headers, timeout=10
+        ).json() == {"revoked": 1}
+        for path, method in (
+            (f"/api/bot/games/{gid}/stream", "GET"),
+            ("/api/bot/stream/events", "GET"),
+            (f"/api/challenges/{cid}/decline", "POST"),
+        ):
             r = httpx.request(method, f"{url}{path}", headers=_bearer(fresh), timeout=10)
             assert r.status_code == 401 and r.json()["error"]["code"] == "revoked", (path, r.text)
-        r = httpx.post(f"{url}/api/bot/games/{gid}/move", json={"action": 0, "version": 0}, headers=_bearer(fresh),
-                       timeout=10)
+        r = httpx.post(
+            f"{url}/api/bot/games/{gid}/move",
+            json={"action": 0, "version": 0},
+            headers=_bearer(fresh),
+            timeout=10,
+        )
         assert r.status_code == 401
-        assert httpx.get(f"{url}/api/bot/stream/events", headers=_bearer("bot_junk"), timeout=10).status_code == 401
+        assert (
+            httpx.get(f"{url}/api/bot/stream/events", headers=_bearer("bot_junk"), timeout=10).status_code
+            == 401
+        )
 
 
 def test_the_events_stream_keeps_alive_and_tells_what_waits_on_reconnect(tmp_path: Path) -> None:
@@ -341,18 +371,29 @@ def test_no_events_line_holds_a_token_a_seed_or_a_card(tmp_path: Path) -> None:
         events = Events(url, tok)
         cid = _challenge(human, bot.account.name, board="scotland").json()["id"]
         events.wait("challenge", challenge__id=cid)
-        gid = httpx.post(f"{url}/api/challenges/{cid}/accept", headers=_bearer(tok), timeout=10).json()["game"]
+        gid = httpx.post(f"{url}/api/challenges/{cid}/accept", headers=_bearer(tok), timeout=10).json()[
+            "game"
+        ]
         got = _challenger_seat(human, cid)
-        p = threading.Thread(target=play, args=(RemoteSeat([url], gid, tok), FunctionPolicy(botkit.last_legal)),
-                             daemon=True)
+        p = threading.Thread(
+            target=play, args=(RemoteSeat([url], gid, tok), FunctionPolicy(botkit.last_legal)), daemon=True
+        )
         p.start()
         mine = play(RemoteSeat([url], gid, got["token"]), FunctionPolicy(botkit.first_legal))
         p.join(60)
         assert mine.scores
         events.wait("gameFinish", game__id=gid)
         events.stop()
-        secrets = [tok, got["token"], str(SEED_CANARY), hex(SEED_CANARY)[2:], "CANARY", "seed", "setup",
-                   human.headers["Cookie"].split("=", 1)[1]]
+        secrets = [
+            tok,
+            got["token"],
+            str(SEED_CANARY),
+            hex(SEED_CANARY)[2:],
+            "CANARY",
+            "seed",
+            "setup",
+            human.headers["Cookie"].split("=", 1)[1],
+        ]
         text = "\n".join(events.raw)
         assert len(events.lines) >= 3
         assert [s for s in secrets if s in text] == []

@@ -26,8 +26,12 @@ LEVEL = os.environ.get("REBIRTH_BOT_CLI_LEVEL", "greedy")
 
 
 def cli(*args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "rebirth.cli.main", "bot", "play", *args], capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "rebirth.cli.main", "bot", "play", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_the_cli_plays_a_remote_seat_to_the_end(tmp_path: Path) -> None:
@@ -51,9 +55,26 @@ def test_the_cli_as_a_bot_account_accepts_a_challenge_and_plays_it(tmp_path: Pat
     with livekit.live(tmp_path, bot_events_poll_s=0.3) as (url, app):
         store = _store(app)
         bot, tok = make_bot(url, store)
-        proc = subprocess.Popen([sys.executable, "-m", "rebirth.cli.main", "bot", "play", url, "--token", tok,
-                                 "--bot", LEVEL, "--games", "1", "--json"], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "rebirth.cli.main",
+                "bot",
+                "play",
+                url,
+                "--token",
+                tok,
+                "--bot",
+                LEVEL,
+                "--games",
+                "1",
+                "--json",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
             human = Person(url, store, "ida@example.org")
             r = _challenge(human, bot.account.name)
@@ -61,9 +82,12 @@ def test_the_cli_as_a_bot_account_accepts_a_challenge_and_plays_it(tmp_path: Pat
             got = _challenger_seat(human, r.json()["id"])
             assert got["status"] == "accepted"
             box: dict[str, object] = {}
-            t = threading.Thread(target=lambda: box.update(r=play(RemoteSeat([url], got["game"], got["token"]),
-                                                                  FunctionPolicy(botkit.first_legal))),
-                                 daemon=True)
+            t = threading.Thread(
+                target=lambda: box.update(
+                    r=play(RemoteSeat([url], got["game"], got["token"]), FunctionPolicy(botkit.first_legal))
+                ),
+                daemon=True,
+            )
             t.start()
             out, err = proc.communicate(timeout=600)
             t.join(60)

@@ -41,20 +41,34 @@ def test_stream_lines_arrive_promptly_through_caddy(tmp_path: Path) -> None:
     stack.run("start")
     try:
         url = f"http://127.0.0.1:{stack.proxy}"
-        r = httpx.post(f"{url}/api/games", json={"board": "ireland", "players": 2,
-                                                 "seats": [{"kind": "remote"}, {"kind": "remote"}]}, timeout=30)
+        r = httpx.post(
+            f"{url}/api/games",
+            json={"board": "ireland", "players": 2, "seats": [{"kind": "remote"}, {"kind": "remote"}]},
+            timeout=30,
+        )
         assert r.status_code == 201, r.text
         g: dict[str, Any] = r.json()
-        seats = [RemoteSeat.claim(Invitation.parse(g["links"]["seats"][s]["url"].replace(
-            g["base"]["url"], url))) for s in (0, 1)]
-        to_move = httpx.get(f"{url}/api/bot/games/{g['game']}/stream", params={"limit": 1},
-                            headers={"Authorization": f"Bearer {seats[0].token}"}, timeout=10)
+        seats = [
+            RemoteSeat.claim(Invitation.parse(g["links"]["seats"][s]["url"].replace(g["base"]["url"], url)))
+            for s in (0, 1)
+        ]
+        to_move = httpx.get(
+            f"{url}/api/bot/games/{g['game']}/stream",
+            params={"limit": 1},
+            headers={"Authorization": f"Bearer {seats[0].token}"},
+            timeout=10,
+        )
         first = json.loads(to_move.text.splitlines()[0])
         mover = 0 if first["legal"] else 1
         other = 1 - mover
-        with httpx.Client(timeout=httpx.Timeout(10.0, read=5.0)) as c, \
-                c.stream("GET", f"{url}/api/bot/games/{g['game']}/stream",
-                         headers={"Authorization": f"Bearer {seats[other].token}"}) as stream:
+        with (
+            httpx.Client(timeout=httpx.Timeout(10.0, read=5.0)) as c,
+            c.stream(
+                "GET",
+                f"{url}/api/bot/games/{g['game']}/stream",
+                headers={"Authorization": f"Bearer {seats[other].token}"},
+            ) as stream,
+        ):
             assert stream.headers["content-type"].startswith("application/x-ndjson")
             lines = stream.iter_lines()
             t0 = time.monotonic()
@@ -63,9 +77,12 @@ def test_stream_lines_arrive_promptly_through_caddy(tmp_path: Path) -> None:
             # A keep-alive (one byte) is not held back by the proxy.
             assert next(lines) == "" and time.monotonic() - t0 < 2.0
             v = line["version"]
-            r = httpx.post(f"{url}/api/bot/games/{g['game']}/move",
-                           json={"action": _legal(url, g, seats[mover].token), "version": v},
-                           headers={"Authorization": f"Bearer {seats[mover].token}"}, timeout=10)
+            r = httpx.post(
+                f"{url}/api/bot/games/{g['game']}/move",
+                json={"action": _legal(url, g, seats[mover].token), "version": v},
+                headers={"Authorization": f"Bearer {seats[mover].token}"},
+                timeout=10,
+            )
             posted = time.monotonic()
             assert r.status_code == 200, r.text
             while True:
@@ -79,8 +96,12 @@ def test_stream_lines_arrive_promptly_through_caddy(tmp_path: Path) -> None:
         import threading
 
         results: dict[int, Any] = {}
-        threads = [threading.Thread(target=lambda s=s: results.__setitem__(
-            s, play(seats[s], load("random", s))), daemon=True) for s in (0, 1)]
+        threads = [
+            threading.Thread(
+                target=lambda s=s: results.__setitem__(s, play(seats[s], load("random", s))), daemon=True
+            )
+            for s in (0, 1)
+        ]
         for t in threads:
             t.start()
         for t in threads:
@@ -91,7 +112,11 @@ def test_stream_lines_arrive_promptly_through_caddy(tmp_path: Path) -> None:
 
 
 def _legal(url: str, g: dict[str, Any], tok: str) -> int:
-    r = httpx.get(f"{url}/api/bot/games/{g['game']}/stream", params={"limit": 1},
-                  headers={"Authorization": f"Bearer {tok}"}, timeout=10)
+    r = httpx.get(
+        f"{url}/api/bot/games/{g['game']}/stream",
+        params={"limit": 1},
+        headers={"Authorization": f"Bearer {tok}"},
+        timeout=10,
+    )
     legal: int = json.loads(r.text.splitlines()[0])["legal"][0]["id"]
     return legal

@@ -57,8 +57,11 @@ def test_a_remote_seat_resumes_on_the_other_worker_when_its_worker_is_killed(tmp
             a, b = (f"http://127.0.0.1:{p}" for p in ports)
             games = []
             for board, kinds in (("ireland", ["remote", "easy"]), ("scotland", ["easy", "remote", "easy"])):
-                res = httpx.post(f"{a}/api/games", json={"board": board, "players": len(kinds),
-                                                         "seats": [{"kind": k} for k in kinds]}, timeout=10)
+                res = httpx.post(
+                    f"{a}/api/games",
+                    json={"board": board, "players": len(kinds), "seats": [{"kind": k} for k in kinds]},
+                    timeout=10,
+                )
                 assert res.status_code == 201, res.text
                 games.append(res.json())
             seats: list[RemoteSeat] = []
@@ -114,8 +117,8 @@ def test_a_remote_seat_resumes_on_the_other_worker_when_its_worker_is_killed(tmp
                 # What the client saw is the environment's, line for line.
                 assert botkit.check_lines(rec, {results[i].seat: lines[i]}) > 5
         finally:
-            for p in procs:
-                _kill(p)
+            for proc in procs:
+                _kill(proc)
 
 
 def test_a_challenge_made_on_one_worker_reaches_the_bots_events_stream_on_the_other(tmp_path: Path) -> None:
@@ -125,7 +128,9 @@ def test_a_challenge_made_on_one_worker_reaches_the_bots_events_stream_on_the_ot
         pfx = prefix()
         ports = [free_port(), free_port()]
         # A slow periodic look: the Redis notice must be what wakes the stream.
-        procs = [_serve(p, db, r, pfx, REBIRTH_BOT_EVENTS_POLL_S="30", REBIRTH_BOT_KEEPALIVE_S="1") for p in ports]
+        procs = [
+            _serve(p, db, r, pfx, REBIRTH_BOT_EVENTS_POLL_S="30", REBIRTH_BOT_KEEPALIVE_S="1") for p in ports
+        ]
         try:
             for p in ports:
                 _up(p)
@@ -139,17 +144,27 @@ def test_a_challenge_made_on_one_worker_reaches_the_bots_events_stream_on_the_ot
             finally:
                 store.close()
             (bot, bot_sid), (_human, human_sid) = people
-            tok = httpx.post(f"{a}/api/account/bot", headers={"Cookie": f"rebirth_session={bot_sid}",
-                                                              "Origin": a}, timeout=10).json()["token"]
+            tok = httpx.post(
+                f"{a}/api/account/bot",
+                headers={"Cookie": f"rebirth_session={bot_sid}", "Origin": a},
+                timeout=10,
+            ).json()["token"]
             got: list[dict[str, Any]] = []
-            with httpx.Client(timeout=httpx.Timeout(10.0, read=10.0)) as c, \
-                    c.stream("GET", f"{a}/api/bot/stream/events",
-                             headers={"Authorization": f"Bearer {tok}"}) as stream:
+            with (
+                httpx.Client(timeout=httpx.Timeout(10.0, read=10.0)) as c,
+                c.stream(
+                    "GET", f"{a}/api/bot/stream/events", headers={"Authorization": f"Bearer {tok}"}
+                ) as stream,
+            ):
                 lines = stream.iter_lines()
                 time.sleep(0.5)
                 t0 = time.monotonic()
-                res = httpx.post(f"{b}/api/challenges", json={"bot": bot.name, "board": "ireland"},
-                                 headers={"Cookie": f"rebirth_session={human_sid}", "Origin": b}, timeout=10)
+                res = httpx.post(
+                    f"{b}/api/challenges",
+                    json={"bot": bot.name, "board": "ireland"},
+                    headers={"Cookie": f"rebirth_session={human_sid}", "Origin": b},
+                    timeout=10,
+                )
                 assert res.status_code == 201, res.text
                 for raw in lines:
                     if raw.strip():
@@ -159,5 +174,5 @@ def test_a_challenge_made_on_one_worker_reaches_the_bots_events_stream_on_the_ot
             assert got[0]["type"] == "challenge" and got[0]["challenge"]["id"] == res.json()["id"]
             assert took < 5.0, took  # the notice, not the 30 s look
         finally:
-            for p in procs:
-                _kill(p)
+            for proc in procs:
+                _kill(proc)
