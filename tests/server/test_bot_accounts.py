@@ -399,3 +399,32 @@ def test_no_events_line_holds_a_token_a_seed_or_a_card(tmp_path: Path) -> None:
         assert [s for s in secrets if s in text] == []
         # Planted: the check would see a token.
         assert [s for s in secrets if s in text + tok] == [tok]
+
+
+def test_the_badge_facts_name_bot_accounts_only(tmp_path: Path) -> None:
+    """The "BOT" badge's data: the game's ``bots`` per seat, the profile's ``bot``, the open
+    game's ``creator_bot`` — true for a bot account's, false for a human's."""
+    with server(tmp_path) as (url, app):
+        store = _store(app)
+        bot, tok = make_bot(url, store)
+        human = Person(url, store, "kai@example.org")
+        cid = _challenge(human, bot.account.name).json()["id"]
+        gid = httpx.post(f"{url}/api/challenges/{cid}/accept", headers=_bearer(tok), timeout=10).json()[
+            "game"
+        ]
+        assert httpx.get(f"{url}/api/games/{gid}", timeout=10).json()["bots"] == [False, True]
+        for who, want in ((bot, True), (human, False)):
+            r = httpx.get(f"{url}/api/players/{who.account.name}", timeout=10)
+            assert r.status_code == 200 and r.json()["bot"] is want
+            g = who.post(
+                "/api/games",
+                {
+                    "board": "ireland",
+                    "players": 2,
+                    "seats": [{"kind": "human", "account": "me"}, {"kind": "open"}],
+                },
+            )
+            assert g.status_code == 201, g.text
+            listed = httpx.get(f"{url}/api/open-games", timeout=10).json()["games"]
+            mine = [x for x in listed if x["game"] == g.json()["game"]]
+            assert [x["creator_bot"] for x in mine] == [want]
