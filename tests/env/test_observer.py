@@ -187,3 +187,37 @@ def test_light_view_gives_the_same_observation() -> None:
                 assert light.history == () and light.legal_actions == ()
                 assert light.legal_action_ids == full.legal_action_ids
             state.apply_id(state.random_action_id(rng))
+
+
+@pytest.mark.parametrize(("board", "players", "variants"), CONFIGS)
+def test_lookup_fast_paths_equal_their_defining_loops(board: str, players: int,
+                                                      variants: tuple[str, ...],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The observation's board piece and the view's spaces are built by table lookups (the
+    RL step's hot path); with the tables emptied both fall back to the loops that define
+    them. Same entries in the same order (the value network sums them in that order), for
+    every seat and the spectator, at every decision of random games."""
+    from rebirth.engine import infoset
+
+    game = Game.create(board, players, variants)
+    obs = Observer(game)
+    fast: list[list[tuple[int, float]]] = []
+    spaces: list[object] = []
+    states: list[State] = []
+    for seed in range(3):
+        for st in _positions(game, seed, every=1):
+            states.append(st.clone())
+            for q in [*range(players), None]:
+                v = st.view(q, detail=False)
+                fast.append(list(obs.sparse(v).items()))
+                spaces.append(v.spaces)
+    monkeypatch.setattr(infoset, "_SPACE_OF", {})
+    monkeypatch.setattr(obs, "_slots", tuple({} for _ in range(players)))
+    k = 0
+    for st in states:
+        for q in [*range(players), None]:
+            v = st.view(q, detail=False)
+            assert v.spaces == spaces[k]
+            assert list(obs.sparse(v).items()) == fast[k]
+            k += 1
+    assert k == len(fast) > 100

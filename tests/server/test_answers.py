@@ -100,7 +100,7 @@ def test_every_answer_and_refusal_is_declared(app: FastAPI) -> None:
     # 26's push key, vacation, the board's PNG, the game's GIF and the public position; issue
     # 27's bot stream and move, bot accounts (upgrade, token, revoke), the events stream and
     # challenges (create, read, accept, decline, cancel).
-    assert len(ops) == 70, len(ops)
+    assert len(ops) == 71, len(ops)
 
 
 def test_answers_name_their_fields(app: FastAPI) -> None:

@@ -148,6 +148,7 @@ def test_add_time_and_turn_off(tmp_path: Path) -> None:
         admin = kit.token(g["links"]["admin"])
         spectator = kit.token(g["links"]["spectator"])
         seat0 = kit.claim(c, g["links"]["seats"][0]["url"])
+        seat1 = kit.claim(c, g["links"]["seats"][1]["url"])
         url = f"/api/games/{gid}/clock"
         r = c.post(url, json={"add_s": 60}, headers={"Authorization": f"Bearer {spectator}"})
         assert r.status_code == 403
@@ -155,9 +156,15 @@ def test_add_time_and_turn_off(tmp_path: Path) -> None:
         assert r.status_code == 400
         r = c.post(url, json={"add_s": 60}, headers={"Authorization": f"Bearer {seat0}"})
         assert r.status_code == 200, r.text
+        # The other human seat agrees (issue 26 item 6; the bot is not asked): then it applies.
+        r = c.post(f"{url}/answer", json={"accept": True}, headers={"Authorization": f"Bearer {seat1}"})
+        assert r.status_code == 200, r.text
         left = r.json()["clock"]["left"]
         assert min(left) > 300 and r.json()["clock"]["notices"][-1]["key"] == "clock.added"
         r = c.post(url, json={"off": True}, headers={"Authorization": f"Bearer {admin}"})
+        assert r.status_code == 200 and r.json()["clock"]["proposal"]["waiting"] == [0, 1]
+        for tok in (seat0, seat1):
+            r = c.post(f"{url}/answer", json={"accept": True}, headers={"Authorization": f"Bearer {tok}"})
         assert r.status_code == 200 and not r.json()["clock"]["enabled"]
         assert r.json()["clock"]["running"] is None and r.json()["clock"]["deadline"] is None
         r = c.post(url, json={"add_s": 60}, headers={"Authorization": f"Bearer {admin}"})

@@ -6,6 +6,7 @@ canaries of hidden information are in tests/server/test_leak.py."""
 from __future__ import annotations
 
 import io
+import os
 import re
 import time
 from pathlib import Path
@@ -76,6 +77,12 @@ def test_board_png_is_wide_enough_and_public(tmp_path: Path) -> None:
         assert r.status_code == 200 and r.headers["content-type"] == "image/png"
         img = Image.open(io.BytesIO(r.content))
         assert img.format == "PNG" and img.size[0] >= 800
+        # Kept for a person to look at (the browser tests' git-ignored screenshot folder).
+        shots = Path(os.environ.get("REBIRTH_SHOTS", Path(__file__).resolve().parents[2]
+                                    / "test-output" / "screenshots"))
+        shots.mkdir(parents=True, exist_ok=True)
+        (shots / "shared-board.tmp.png").write_bytes(r.content)
+        os.replace(shots / "shared-board.tmp.png", shots / "shared-board.png")
         assert r.headers["cache-control"].startswith("public")
         # Cached per version: the same bytes again, without a token.
         assert c.get(f"/api/games/{gid}/board.png").content == r.content

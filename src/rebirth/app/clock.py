@@ -110,14 +110,29 @@ class ClockState:
     seat is away *and* its own clock runs: its turn's time stands still until they are used up."""
     away: list[bool] = field(default_factory=list)
     """Per seat: its player is on vacation."""
+    vacation_year: list[int] = field(default_factory=list)
+    """Per seat away: the calendar year its account's vacation was reserved from (0: a guest
+    seat's own allowance, or not away)."""
+    changes: str = "agreement"
+    """Who must agree to add time or turn the clock off (issue 26 item 6): ``agreement``:
+    every human seat; ``creator``: the game's creator alone."""
+    creator: int | None = None
+    """The creator's own seat (None: the creator plays no seat, only the admin link speaks
+    for them)."""
+    proposal: dict[str, Any] | None = None
+    """The change proposed and not yet agreed (public): ``{"by": seat-or-null, "add_s"?,
+    "off"?, "waiting": [seats still to accept]}``."""
 
     @staticmethod
-    def start(spec: ClockSpec, players: int, vacation_s: float = 0.0) -> ClockState:
+    def start(spec: ClockSpec, players: int, vacation_s: float = 0.0, changes: str = "agreement",
+              creator: int | None = None) -> ClockState:
         """A new game's clock, not yet running (call :meth:`turn` with the first seat);
-        ``vacation_s``: each seat's vacation allowance (turn clocks only)."""
+        ``vacation_s``: each seat's vacation allowance (turn clocks only); ``changes`` and
+        ``creator``: who agrees to its changes."""
         v = float(vacation_s) if spec.kind == "turn" else 0.0
         return ClockState(spec, [spec.fresh()] * players, timed_out=[False] * players,
-                          vacation=[v] * players, away=[False] * players)
+                          vacation=[v] * players, away=[False] * players, changes=changes,
+                          creator=creator)
 
     # ------------------------------------------------------------------ reading
 
@@ -257,6 +272,12 @@ class ClockState:
         self.away[seat] = False
         self._notice(version, "clock.vacation_end", seat, round(self.vacation[seat], 1))
 
+    def decline(self, seat: int | None, version: int) -> None:
+        """The proposed change was declined by ``seat`` (None: the admin link): it is dropped,
+        with a notice in the log."""
+        self.proposal = None
+        self._notice(version, "clock.declined", seat)
+
     def _notice(self, version: int, key: str, seat: int | None, s: float | None = None) -> None:
         n: dict[str, Any] = {"version": version, "key": key, "seat": seat}
         if s is not None:
@@ -269,7 +290,9 @@ class ClockState:
         """The stored form."""
         return {"spec": self.spec.to_json(), "remaining": self.remaining, "running": self.running,
                 "since": self.since, "enabled": self.enabled, "timed_out": self.timed_out,
-                "notices": self.notices, "vacation": self.vacation, "away": self.away}
+                "notices": self.notices, "vacation": self.vacation, "away": self.away,
+                "changes": self.changes, "creator": self.creator, "proposal": self.proposal,
+                "vacation_year": self.vacation_year}
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> ClockState:
@@ -279,7 +302,10 @@ class ClockState:
                           d["running"], float(d["since"]), bool(d["enabled"]),
                           [bool(x) for x in d["timed_out"]], list(d.get("notices", [])),
                           [float(x) for x in d.get("vacation", [0.0] * n)],
-                          [bool(x) for x in d.get("away", [False] * n)])
+                          [bool(x) for x in d.get("away", [False] * n)],
+                          # Clocks stored before agreements existed: every human agrees.
+                          [int(x) for x in d.get("vacation_year", [0] * n)],
+                          str(d.get("changes", "agreement")), d.get("creator"), d.get("proposal"))
 
     def frame(self, now: float) -> dict[str, Any]:
         """What every seat and spectator is shown: the times left now, who runs, the server's
@@ -289,4 +315,5 @@ class ClockState:
                 "deadline": self.deadline(), "server_time": now, "timed_out": list(self.timed_out),
                 "notices": list(self.notices),
                 "vacation": [round(self.vacation_left(i, now), 3) for i in range(len(self.vacation))],
-                "away": list(self.away)}
+                "away": list(self.away), "changes": self.changes, "creator": self.creator,
+                "proposal": None if self.proposal is None else dict(self.proposal)}

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from rebirth.engine import explain
 from rebirth.engine.protocols import Configured, Observed
-from rebirth.engine.tiles import NEUTRAL, tile_code
+from rebirth.engine.tiles import NEUTRAL, TILE_CODES, tile_code
 from rebirth.engine.views import PHASES, View
 
 # The state is seen through its protocol (the state imports this module for its ``view``).
@@ -93,6 +93,22 @@ _SEATS_OF: dict[int, tuple[tuple[int, ...], ...]] = {
     n: tuple(tuple(q for q in range(n) if m >> q & 1) for m in range(1 << n)) for n in range(1, 7)}
 """Per player count, the seats of each bit mask (visits, fulfilments, cathedral pieces)."""
 
+_SPACE_OF: dict[tuple[int, int], tuple[int, str | None]] = {
+    (o, t): (o, None if o == -1 or o == NEUTRAL else tile_code(t))
+    for o in range(-1, NEUTRAL + 1) for t in range(-1, len(TILE_CODES))}
+"""A view's entry of a space, by (owner, tile) of the occupancy table: looked up in one
+``map`` instead of a comprehension per space (the RL observation's hottest line); defined
+by the same expression, for every pair the tables can hold."""
+
+
+def _spaces(owner: list[int], tile: list[int]) -> tuple[tuple[int, str | None], ...]:
+    """``View.spaces`` of the occupancy table's two columns."""
+    try:
+        return tuple(map(_SPACE_OF.__getitem__, zip(owner, tile, strict=True)))
+    except KeyError:  # a pair outside the tables' ranges: the defining expression
+        return tuple([(o, None if o == -1 or o == NEUTRAL else tile_code(t))
+                      for o, t in zip(owner, tile, strict=True)])
+
 
 def public_part(state: Observed, *, detail: bool = True) -> dict[str, Any]:
     """The fields of a view that are the same for every seat and spectator (the public facts):
@@ -113,8 +129,7 @@ def public_part(state: Observed, *, detail: bool = True) -> dict[str, Any]:
         turn=s.turn,
         phase=PHASES[s.phase],
         current_player=s.current_player,
-        spaces=tuple([(o, None if o == -1 or o == NEUTRAL else tile_code(t))
-                      for o, t in zip(s.occupancy.owner, s.occupancy.tile, strict=True)]),
+        spaces=_spaces(s.occupancy.owner, s.occupancy.tile),
         scores=tuple(s.score),
         breakdown=tuple(s.breakdown(q) for q in range(n)),
         castle_holders=tuple(s.castles.holder),

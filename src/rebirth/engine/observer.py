@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from itertools import repeat
+from operator import add
 
 from rebirth.engine.game import DISPLAY_SIZE, Game
 from rebirth.engine.state import CHANCE, TERMINAL
@@ -125,6 +127,15 @@ class Observer:
         self._offset = {p.name: p.offset for p in pieces}
         self.size = off
         """Length of every vector of this game."""
+        base = self._offset["board"]
+        self._space_starts = tuple(base + i * nb_kind for i in range(self.num_spaces))
+        # Per observing seat, a space's entry (owner, code) -> its index within the space; a
+        # free space is -1 in the table (owner < 0), so only -1 is listed.
+        self._slots: tuple[dict[tuple[int, str | None], int], ...] = tuple(
+            {(-1, None): 0, (NEUTRAL, None): 1}
+            | {(q, code): 2 + ((q - me) % n) * NUM_TILE_KINDS + k
+               for q in range(n) for k, code in enumerate(TILE_CODES)}
+            for me in range(n))
         self.low = [0.0] * off
         """Per entry, the smallest value (0: nothing is negative)."""
         self.high = [h for p in pieces for h in [p.high] * p.size]
@@ -165,24 +176,30 @@ class Observer:
         self._check(view)
         n = self.n
         me = view.seat if view.seat is not None else 0
-        x: dict[int, float] = {}
         o = self._offset
 
         def rel(q: int) -> int:
             return (q - me) % n
 
         tix = self._tile_ix
-        # Board occupancy.
+        # Board occupancy: one index per space, found by a lookup of (owner, code) for this
+        # seat (the loop below is its definition and runs for entries outside the table).
         base = o["board"]
         w = self._space_width
-        for i, (owner, code) in enumerate(view.spaces):
-            at = base + i * w
-            if owner < 0:
-                x[at] = 1.0
-            elif owner == NEUTRAL:
-                x[at + 1] = 1.0
-            elif code is not None:
-                x[at + 2 + rel(owner) * NUM_TILE_KINDS + tix[code]] = 1.0
+        x: dict[int, float]
+        try:
+            x = dict(zip(map(add, self._space_starts, map(self._slots[me].__getitem__, view.spaces)),
+                         repeat(1.0)))
+        except KeyError:
+            x = {}
+            for i, (owner, code) in enumerate(view.spaces):
+                at = base + i * w
+                if owner < 0:
+                    x[at] = 1.0
+                elif owner == NEUTRAL:
+                    x[at + 1] = 1.0
+                elif code is not None:
+                    x[at + 2 + rel(owner) * NUM_TILE_KINDS + tix[code]] = 1.0
         for q in range(n):
             r = rel(q)
             x[o["scores"] + r] = view.scores[q] / SCORE_SCALE

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import copy
 import logging
 import math
 import os
 import socket
 import sys
+from typing import Any
 from urllib.parse import urlsplit
 
 import uvicorn
@@ -16,12 +18,15 @@ from pydantic import ValidationError
 from rebirth.app.fileio import check_writable_file
 from rebirth.server.app import create_app, tune_gc
 from rebirth.server.operations.addresses import is_loopback_host, listen_urls
-from rebirth.server.settings import Settings, sqlite_url
+from rebirth.server.settings import Settings, explain, sqlite_url
+
+FLAGS = {"host": "--host", "port": "--port", "database_url": "--db", "public_url": "--public-url",
+         "forwarded_allow_ips": "--forwarded-allow-ips"}
+"""The settings ``rebirth serve`` takes as flags: a refused one is named as the user wrote it."""
 
 
-def settings_from_args(args: argparse.Namespace) -> Settings:
-    """The environment's settings, overridden by the command line."""
-    s = Settings()
+def flag_values(args: argparse.Namespace) -> dict[str, object]:
+    """The settings the command line gives (None: not given)."""
     upd: dict[str, object] = {}
     if args.host is not None:
         upd["host"] = args.host
@@ -33,8 +38,13 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         upd["public_url"] = args.public_url
     if getattr(args, "forwarded_allow_ips", None) is not None:
         upd["forwarded_allow_ips"] = args.forwarded_allow_ips
-    # Validated like the environment's values (model_copy alone would not check them).
-    return Settings.model_validate({**s.model_dump(), **upd})
+    return upd
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    """The environment's settings, overridden by the command line (both validated: a flag's
+    value is checked as an environment variable's is, and a good flag hides a bad variable)."""
+    return Settings(**flag_values(args))  # type: ignore[arg-type]
 
 
 def _port_free(host: str, port: int) -> str | None:
@@ -68,13 +78,29 @@ def configure_logging() -> None:
         base.setLevel(logging.INFO)
 
 
+class NoBanner(logging.Filter):
+    """Drops uvicorn's own "Uvicorn running on http://0.0.0.0:…" line: the server printed the
+    addresses to open itself (a wildcard address is not one a browser can open)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Uvicorn running on")
+
+
+def uvicorn_log_config() -> dict[str, Any]:
+    """uvicorn's own logging, with its banner line dropped (:class:`NoBanner`)."""
+    conf = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    conf["filters"] = {"no_banner": {"()": f"{__name__}.NoBanner"}}
+    conf["loggers"]["uvicorn.error"] = {**conf["loggers"]["uvicorn.error"], "filters": ["no_banner"]}
+    return conf
+
+
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted; 2 (and a clear message) when it cannot start."""
     try:
         s = settings_from_args(args)
     except ValidationError as exc:
-        print(f"error: a REBIRTH_* setting is not valid: {exc.errors()[0]['loc']}: "
-              f"{exc.errors()[0]['msg']}", file=sys.stderr)
+        given = flag_values(args)
+        print(explain(exc, {f: flag for f, flag in FLAGS.items() if f in given}), file=sys.stderr)
         return 2
     if args.db is not None and (unwritable := check_writable_file(args.db)) is not None:
         print(f"error: cannot use --db {args.db}: {unwritable}", file=sys.stderr)
@@ -111,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
         "timeout_graceful_shutdown": max(1, math.ceil(s.shutdown_grace)),
         # The app logs one structured line per request itself (server/app.py); uvicorn's
         # own access line would add the query string, which must never reach a log.
-        "access_log": False}
+        "access_log": False, "log_config": uvicorn_log_config()}
     if workers == 1:
         app = create_app(s)
         tune_gc()

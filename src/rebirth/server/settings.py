@@ -6,8 +6,27 @@ import os
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from pydantic import Field, field_validator
+from limits import parse_many
+from pydantic import Field, ValidationError, field_validator
+from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
+from rebirth.engine.messages import text
+
+
+class SettingError(ValueError):
+    """A setting's value is refused: ``key`` is the catalog's plain words for what is wrong
+    (``cli.setting.*``), so the start-up error says it without pydantic's jargon."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(text(key, "en"))
+        self.key = key
+
+
+SECRET = frozenset({"database_url", "redis_url", "smtp_user", "smtp_password"})
+"""Settings whose value an error never repeats (a URL may carry a password)."""
 
 
 def default_database_path() -> Path:
@@ -33,7 +52,7 @@ class Settings(BaseSettings):
     database_url: str = ""
     """Any SQLAlchemy URL; empty: the SQLite file of :func:`default_database_path`."""
     host: str = "127.0.0.1"
-    port: int = 8000
+    port: int = Field(default=8000, ge=1, le=65535)
     bot_delay: float = 0.6
     """Seconds a bot waits before it moves, so people can follow its moves."""
     max_message_bytes: int = 8192
@@ -69,7 +88,7 @@ class Settings(BaseSettings):
     smtp_host: str = ""
     """The SMTP server turn notifications are sent through; empty: no e-mail
     (server/notifications/notifier.py)."""
-    smtp_port: int = 25
+    smtp_port: int = Field(default=25, ge=1, le=65535)
     smtp_user: str = ""
     smtp_password: str = ""
     smtp_from: str = "rebirth@localhost"
@@ -157,8 +176,50 @@ class Settings(BaseSettings):
             return ""
         u = urlsplit(v)
         if u.scheme not in ("http", "https") or not u.hostname or u.query or u.fragment:
-            raise ValueError("must be an http(s) address such as https://rebirth.example.org, "
-                             "without query or fragment")
+            raise SettingError("cli.setting.public_url")
+        return v
+
+    @field_validator("reminders")
+    @classmethod
+    def _reminders(cls, v: str) -> str:
+        parts = [p.strip() for p in v.split(",")] if v.strip() else []
+        if not all(p.isascii() and p.isdigit() and int(p) > 0 for p in parts):
+            raise SettingError("cli.setting.reminders")
+        return v
+
+    @field_validator("rate_socket", "rate_socket_client", "rate_create", "rate_score", "rate_table",
+                     "rate_signin", "rate_signin_email")
+    @classmethod
+    def _rate(cls, v: str) -> str:
+        if v.strip():
+            try:
+                parse_many(v)
+            except ValueError:
+                raise SettingError("cli.setting.rate") from None
+        return v
+
+    @field_validator("push_contact")
+    @classmethod
+    def _push_contact(cls, v: str) -> str:
+        if not v.startswith(("mailto:", "https://")) or len(v) < 9 or not v.isprintable():
+            raise SettingError("cli.setting.push_contact")
+        return v
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_url(cls, v: str) -> str:
+        if v and (urlsplit(v).scheme not in ("redis", "rediss", "unix") or not v.isprintable()):
+            raise SettingError("cli.setting.redis_url")
+        return v
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, v: str) -> str:
+        if v:
+            try:
+                make_url(v)
+            except (ArgumentError, ValueError):
+                raise SettingError("cli.setting.database_url") from None
         return v
 
     def resolved_database_url(self) -> str:
@@ -168,3 +229,42 @@ class Settings(BaseSettings):
         path = default_database_path()
         path.parent.mkdir(parents=True, exist_ok=True)
         return sqlite_url(path)
+
+
+_WORDS = {"int_parsing": "cli.setting.int", "int_from_float": "cli.setting.int",
+          "float_parsing": "cli.setting.float", "bool_parsing": "cli.setting.bool",
+          "finite_number": "cli.setting.float", "string_unicode": "cli.setting.text"}
+_BOUNDS = {"greater_than_equal": ("cli.setting.min", "ge"), "greater_than": ("cli.setting.more", "gt"),
+           "less_than_equal": ("cli.setting.max", "le"), "less_than": ("cli.setting.less", "lt")}
+
+
+def problem(err: ErrorDetails, names: dict[str, str]) -> str:
+    """One refused setting in plain words, named as the user gave it: ``names`` maps a field to
+    its command-line flag when the flag set it; otherwise its ``REBIRTH_*`` variable."""
+    field = str(err["loc"][0]) if err["loc"] else ""
+    name = names.get(field) or f"REBIRTH_{field.upper()}"
+    ctx = err.get("ctx") or {}
+    cause = ctx.get("error")
+    if isinstance(cause, SettingError):
+        why = text(cause.key, "en")
+    elif err["type"] in _WORDS:
+        why = text(_WORDS[err["type"]], "en")
+    elif err["type"] in _BOUNDS:
+        key, bound = _BOUNDS[err["type"]]
+        n = ctx.get(bound)
+        why = text(key, "en", n=int(n) if isinstance(n, float) and n.is_integer() else n)
+    else:
+        why = text("cli.setting.other", "en", msg=err["msg"])
+    value = "" if field in SECRET else " " + _shown(err.get("input"))
+    return text("cli.setting.bad", "en", name=name, value=value, why=why)
+
+
+def _shown(value: object) -> str:
+    """A value as the error repeats it: quoted, on one line, not too long."""
+    shown = repr(value if isinstance(value, str) else str(value))
+    return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
+def explain(exc: ValidationError, names: dict[str, str]) -> str:
+    """Every refused setting of ``exc`` on one line (see :func:`problem`)."""
+    return text("cli.setting.error", "en", problems="; ".join(problem(e, names) for e in exc.errors()))

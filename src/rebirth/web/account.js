@@ -4,6 +4,7 @@
 import { api, botBadge, fillLangMenu, h, loadCatalogs, loadLanguages, pickLang, setLang, t, translateDom } from "./common.js";
 import { creationOptions, credentialJson, forgetSignedIn, signinPath } from "./account-kit.js";
 import { ratingChart } from "./ratingchart.js";
+import { fmt } from "./clock.js";
 
 const $ = (id) => document.getElementById(id);
 let lang = "en";
@@ -125,6 +126,8 @@ async function show() {
   localStorage.setItem("rebirth.account", "1");
   $("name").value = me.name;
   $("email").textContent = me.email ? t(lang, "account.email", { email: me.email }) : "";
+  // Vacation per account per year (issue 26 item 3): what is left, shared by all its games.
+  $("vacation-year").textContent = t(lang, "account.vacation", { year: me.vacation.year, time: fmt(lang, me.vacation.left_s) });
   $("games").replaceChildren(...(me.games.length ? me.games.map(gameItem) : [h("li", {}, t(lang, "account.games.none"))]));
   $("ratings").replaceChildren(...(me.ratings.length ? me.ratings.map((r) => h("li", {},
     t(lang, "account.rating", { board: t(lang, `board.${r.board}`), players: r.players,

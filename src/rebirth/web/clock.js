@@ -118,7 +118,8 @@ export function clockBox({ lang, role, seat, names, gameId, token, onDone }) {
     }
   }
   if (role === "seat" && seat !== null) out.push(...vacationBox(lang, seat, post));
-  if (C.frame.enabled && (role === "admin" || role === "seat" || role === "table")) {
+  if (C.frame.enabled && C.frame.proposal) out.push(proposalBox(lang, role, seat, names, post));
+  else if (C.frame.enabled && (role === "admin" || role === "seat" || role === "table")) {
     const add = C.frame.kind === "turn" ? 86400 : 60;
     out.push(h("p", { class: "clock-adjust" },
       h("button", { type: "button", id: "clock-add", onclick: () => post("/clock", { add_s: add }) },
@@ -127,6 +128,31 @@ export function clockBox({ lang, role, seat, names, gameId, token, onDone }) {
         t(lang, "clock.turnoff"))));
   }
   return out;
+}
+
+/** A clock change waiting for the players' agreement (issue 26 item 6), shown to every seat
+ * and spectator: the asked seats (the creator, in a game created so) accept or decline it, the
+ * one who asked may withdraw it. The server decides who may; the page only offers it. */
+function proposalBox(lang, role, seat, names, post) {
+  const p = C.frame.proposal;
+  const who = p.by === null || p.by === undefined ? t(lang, "clock.proposal.admin") : names[p.by] ?? "";
+  const what = p.off ? t(lang, "clock.proposal.off", { name: who }) : t(lang, "clock.proposal.add", { name: who, time: fmt(lang, p.add_s || 0) });
+  const creatorMode = C.frame.changes === "creator";
+  const asked = role === "table" || (role === "seat" && p.waiting.includes(seat))
+    || (creatorMode && (role === "admin" || (role === "seat" && seat === C.frame.creator)));
+  const proposer = role === "seat" && seat === p.by;
+  const waiting = creatorMode ? t(lang, "clock.proposal.waitcreator")
+    : t(lang, "clock.proposal.waiting", { names: p.waiting.map((q) => names[q] ?? "").join(", ") });
+  const buttons = [];
+  if (asked) {
+    buttons.push(h("button", { type: "button", id: "clock-accept", class: "primary", onclick: () => post("/clock/answer", { accept: true }) }, t(lang, "clock.accept")), " ",
+      h("button", { type: "button", id: "clock-decline", onclick: () => post("/clock/answer", { accept: false }) }, t(lang, "clock.decline")));
+  } else if (proposer || role === "admin") {
+    buttons.push(h("button", { type: "button", id: "clock-withdraw", onclick: () => post("/clock/answer", { accept: false }) }, t(lang, "clock.withdraw")));
+  }
+  return h("div", { class: "clock-proposal", id: "clock-proposal", role: "status" },
+    h("p", {}, what), h("p", { class: "small" }, proposer ? `${t(lang, "clock.proposal.sent")} ${waiting}` : waiting),
+    buttons.length ? h("p", { class: "clock-answer" }, ...buttons) : "");
 }
 
 /** A seat's vacation (issue 26 item 3, turn clocks): what is left and the button that starts or

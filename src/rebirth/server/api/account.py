@@ -21,11 +21,13 @@ from rebirth.server.accounts.ratings import ratings_of
 from rebirth.server.accounts.signin import SigninMailer, use_code, well_formed
 from rebirth.server.api import account_answers as aa
 from rebirth.server.api.deps import CurrentAccount, RegistryDep, SettingsDep
+from rebirth.server.clocks.changes import now
 from rebirth.server.errors import ApiError, known_lang, texts
 from rebirth.server.notifications.notifier import turn_key
 from rebirth.server.operations.addresses import base_url
 from rebirth.server.operations.throttle import Throttle
 from rebirth.server.persistence import botaccounts as bot_accounts
+from rebirth.server.persistence import vacation as vacstore
 from rebirth.server.settings import Settings
 
 router = APIRouter(prefix="/api/account", tags=["account"])
@@ -162,9 +164,13 @@ async def account_page(account: CurrentAccount, registry: RegistryDep) -> dict[s
         out.append({"game": game, "seat": seat, "status": status, "your_turn": mine, "board": board,
                     "players": players, "created": round(created, 3)})
     rated = await asyncio.to_thread(ratings_of, store, account.id)
+    year = vacstore.year_of(now())
+    left = await asyncio.to_thread(vacstore.left, store, account.id, year,
+                                   registry.settings.vacation_days * 86400)
     tokens = await asyncio.to_thread(bot_accounts.live_tokens, store, account.id) if account.bot else 0
     return {**account.public(), "notify": account.notify, "games": out, "ratings": rated,
-            "bot": account.bot, "bot_token": tokens > 0}
+            "vacation": {"year": year, "left_s": round(left, 3)}, "bot": account.bot,
+            "bot_token": tokens > 0}
 
 
 @router.get("/sessions", response_model=aa.Sessions)

@@ -65,6 +65,13 @@ class Rating(Answer):
     score_sum: int
 
 
+class VacationLeft(Answer):
+    """Vacation per account per year (issue 26 item 3)."""
+
+    year: int
+    left_s: float
+
+
 class AccountPage(Answer):
     """``GET /api/account``."""
 
@@ -74,6 +81,8 @@ class AccountPage(Answer):
     notify: str
     games: list[AccountGame]
     ratings: list[Rating]
+    vacation: VacationLeft
+    """The account's vacation left this calendar year, shared by all its games."""
     bot: bool
     """A bot account (``POST /api/account/bot``: for good)."""
     bot_token: bool

@@ -68,6 +68,17 @@ class Readiness(Answer):
 # ---------------------------------------------------------------------- lobby
 
 
+class ClockProposal(Answer):
+    """A clock change waiting for the other seats' agreement (public)."""
+
+    by: int | None
+    """The seat that asked (None: the admin link)."""
+    add_s: int | None = None
+    off: bool | None = None
+    waiting: list[int]
+    """The seats still to accept (``creator`` mode: the creator's)."""
+
+
 class ClockFrame(Answer):
     """The clock as every frame and summary carries it (docs/protocol.md "Clocks")."""
 
@@ -87,6 +98,12 @@ class ClockFrame(Answer):
     """Per seat, seconds of vacation left (turn clocks; issue 26 item 3)."""
     away: list[bool] = []
     """Per seat: on vacation (its own turn clock stands still)."""
+    changes: Literal["agreement", "creator"] = "agreement"
+    """Who agrees to its changes: every human seat, or the creator alone (issue 26 item 6)."""
+    creator: int | None = None
+    """The creator's own seat (None: none)."""
+    proposal: ClockProposal | None = None
+    """A change asked for and not yet agreed."""
 
 
 class GameSummary(Answer):

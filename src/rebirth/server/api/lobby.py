@@ -21,7 +21,7 @@ from rebirth.engine.messages import UserError
 from rebirth.server.accounts import store as accts
 from rebirth.server.api import answers as a
 from rebirth.server.api.deps import BearerToken, MaybeAccount, RegistryDep, SettingsDep
-from rebirth.server.clocks.changes import ClockBody, spec_of
+from rebirth.server.clocks.changes import ClockBody, ClockChanges, spec_of
 from rebirth.server.errors import ApiError, known_lang, texts
 from rebirth.server.notifications.notifier import NotifySpec, checked, forget, seat_link, subscribe
 from rebirth.server.operations.addresses import base_url, is_loopback_host
@@ -69,6 +69,10 @@ class NewGame(BaseModel):
     """The creator's choice: the record export carries the game's chat (server/social/social.py)."""
     clock: Annotated[ClockBody, Field(discriminator="kind")] | None = None
     """None: no clock (server/clocks/changes.py)."""
+    clock_changes: ClockChanges = "agreement"
+    """Who must agree to add time or turn the clock off: ``agreement``, every human seat;
+    ``creator``, the creator alone (their admin link, or their own seat: the ``"account": "me"``
+    one, else the first human seat, which the lobby claims in the creator's browser)."""
     rated: bool = False
     """The signed-in creator asks for a rated game (stored in ``game_meta``; the ratings rate it)."""
     listed: bool = True
@@ -150,7 +154,8 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
         async with caps.create_lock:
             await asyncio.to_thread(caps.check_create, client, kinds)
             hub, toks = await registry.create(body.board, kinds, names, list(body.variants), body.lang,
-                                              body.hotseat, clock, opened, also)
+                                              body.hotseat, clock, opened, also,
+                                              (body.clock_changes, _creator_seat(mine, kinds, opened)))
             await asyncio.to_thread(caps.created, hub.id, client)
         await asyncio.to_thread(chat_store.set_in_record, registry.store, hub.id, body.chat_in_record)
         if account is not None:
@@ -184,6 +189,14 @@ async def create_game(body: NewGame, registry: RegistryDep, settings: SettingsDe
             "admin": _link(base, gid, toks["admin"]),
         },
     }
+
+
+def _creator_seat(mine: list[int], kinds: list[str], opened: frozenset[int]) -> int | None:
+    """The creator's own seat: the signed-in creator's, else the first invited human seat (the
+    one the lobby claims in the creator's browser); None: no human seat."""
+    if mine:
+        return mine[0]
+    return next((i for i, k in enumerate(kinds) if k == HUMAN and i not in opened), None)
 
 
 def _account_game(store: Any, game: str, account: str, mine: list[int], rated: bool) -> None:

@@ -10,18 +10,12 @@ from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 from rebirth.server.api.deps import RegistryDep, SettingsDep
+from rebirth.server.api.share import og_tags
 from rebirth.server.errors import ApiError, texts
+from rebirth.server.pages.web import web_dir
 from rebirth.server.settings import Settings
 
-WEB = Path(__file__).resolve().parents[2] / "web"
-"""The page shipped in the package (owned by the page, not the server)."""
-
 router = APIRouter(tags=["page"])
-
-
-def web_dir(settings: Settings) -> Path:
-    """The folder the page is served from."""
-    return Path(settings.web_dir) if settings.web_dir else WEB
 
 
 def page(settings: Settings, name: str) -> FileResponse:
@@ -45,8 +39,6 @@ async def game_page(game_id: str, settings: SettingsDep, registry: RegistryDep,
                     request: Request) -> Response:
     """The game page (the token is in the link's fragment, never sent here), with the game's
     Open Graph tags (server/api/share.py) so that a pasted link shows a preview."""
-    from rebirth.server.api.share import og_tags
-
     answer = page(settings, "game.html")
     hub = await registry.get(game_id) if len(game_id) <= 64 else None
     if hub is None:

@@ -13,11 +13,12 @@ from fastapi import APIRouter, Request
 from rebirth.server.api import answers as a
 from rebirth.server.api.lobby import GameHub, GameToken
 from rebirth.server.authority.kernel import Unchanged
-from rebirth.server.clocks.changes import Vacation, VacationChange
+from rebirth.server.clocks.changes import Vacation, VacationChange, now
 from rebirth.server.errors import ApiError
 from rebirth.server.notifications.notifier import Notifier, NotifySpec
 from rebirth.server.notifications.push import checked_push
 from rebirth.server.persistence import push as pushstore
+from rebirth.server.persistence import vacation as vacstore
 from rebirth.server.settings import Settings
 
 router = APIRouter(prefix="/api", tags=["push"])
@@ -58,11 +59,19 @@ async def set_push(notifier: Notifier, game: str, seat: int, body: NotifySpec, s
 async def vacation(body: VacationChange, hub: GameHub, tok: GameToken, request: Request) -> dict[str, Any]:
     """A seat's player goes on vacation (``{"on": true}``) or is back (``false``): only that
     seat's own link. Turn clocks only (409 ``no_vacation``); with no vacation left, 409
-    ``no_vacation_left``. Shown in the game's log (``clock.vacation``, ``clock.vacation_end``)."""
+    ``no_vacation_left`` (a signed-in player's seat: none left of the account's yearly
+    allowance, shared by all its games). Shown in the game's log (``clock.vacation``,
+    ``clock.vacation_end``)."""
     if tok.role != "seat" or tok.seat is None:
         raise ApiError(403, "forbidden")
+    store = hub.host.store
+    account = await asyncio.to_thread(vacstore.account_of, store, hub.id, tok.seat)
+    cap = hub.host.settings.vacation_days * 86400
+    year = vacstore.year_of(now())
+    left = 0.0 if account is None else await asyncio.to_thread(vacstore.left, store, account, year, cap)
     with contextlib.suppress(Unchanged):  # already so: nothing to do
-        await hub.move_clock(Vacation(hub.host.store, seat=tok.seat, on=body.on))
+        await hub.move_clock(Vacation(store, seat=tok.seat, on=body.on, account=account, year=year,
+                                      left_s=left, cap_s=cap))
     if not body.on:  # the deadline came nearer: the seat's reminders are judged again now
         notifier = _notifier(request)
         if await asyncio.to_thread(notifier.outbox.recheck, hub.id, tok.seat):

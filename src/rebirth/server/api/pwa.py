@@ -22,8 +22,8 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from rebirth.engine.messages import languages, load_catalog
 from rebirth.server.api.deps import SettingsDep
-from rebirth.server.api.pages import web_dir
 from rebirth.server.errors import ApiError, texts
+from rebirth.server.pages.web import web_dir
 
 router = APIRouter(tags=["page"])
 

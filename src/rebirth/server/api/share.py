@@ -22,6 +22,7 @@ from rebirth.server.api.lobby import GameHub
 from rebirth.server.errors import ApiError, texts
 from rebirth.server.operations.addresses import base_url
 from rebirth.server.pages.share import Pictures, Positions, positions
+from rebirth.server.pages.web import web_dir
 from rebirth.server.play.session import Session
 from rebirth.server.settings import Settings
 
@@ -118,8 +119,6 @@ guard's ``frame-ancestors 'none'`` and ``X-Frame-Options: DENY``)."""
 @router.get("/embed/game/{game_id}", include_in_schema=False)
 async def embed_page(game_id: str, settings: SettingsDep) -> Response:
     """The embeddable read-only spectator view (``?behind=N``: N moves behind)."""
-    from rebirth.server.api.pages import web_dir
-
     path = web_dir(settings) / "embed.html"
     if not path.is_file():
         raise ApiError(404, "no_page", texts("server.page_missing", name="embed.html"))

@@ -43,7 +43,8 @@ class HostPort(Protocol):
         """The seed of a new game (None: secret bits drawn by the match)."""
         ...
 
-    async def spawn(self, row: GameRow, match: Match, clock: ClockSpec | None) -> None:
+    async def spawn(self, row: GameRow, match: Match, clock: ClockSpec | None,
+                    agree: tuple[str, int | None] = ("agreement", None)) -> None:
         """A game just stored by a feature (a rematch): in memory here, its clock and bots started."""
         ...
 

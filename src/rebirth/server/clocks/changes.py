@@ -26,6 +26,7 @@ from rebirth.server.authority.kernel import Unchanged
 from rebirth.server.authority.live import LiveGame
 from rebirth.server.errors import ApiError, texts
 from rebirth.server.persistence import clocks as clockstore
+from rebirth.server.persistence import vacation as vacstore
 from rebirth.server.persistence.seatnotify import forfeit_in, unforfeit_in
 from rebirth.server.persistence.store import Store
 
@@ -213,24 +214,127 @@ class TakeBack(ClockMove):
         return unforfeit_in(before.id, self.seat, "timeout")
 
 
+ClockChanges = Literal["agreement", "creator"]
+"""``POST /api/games``'s ``clock_changes``: who must agree to add time or turn the clock off."""
+
+Agreement = tuple[str, int | None]
+"""A clock's agreement rule: its :data:`ClockChanges` and the creator's own seat (or None)."""
+
+AGREEMENT: Agreement = ("agreement", None)
+"""The default: every human seat agrees."""
+
+
+def asked(game: LiveGame, st: ClockState) -> list[int]:
+    """The seats whose word a clock change waits for: every human seat (a bot's, a program's
+    and a timed-out seat's are never asked, so they never block); in ``creator`` mode only the
+    creator's own seat (none when the creator plays no seat: then their admin link answers)."""
+    humans = [s for s, seat in enumerate(game.match.seats)
+              if seat.kind == HUMAN and not (s < len(st.timed_out) and st.timed_out[s])]
+    if st.changes == "creator":
+        return [st.creator] if st.creator in humans else []
+    return humans
+
+
+def decides(st: ClockState, role: str, seat: int | None) -> bool:
+    """The caller's word alone settles a clock change: the hot-seat table (every human player
+    sits at it), or in ``creator`` mode the creator (their admin link or their own seat)."""
+    if role == "table":
+        return True
+    return st.changes == "creator" and (role == "admin" or (role == "seat" and seat == st.creator))
+
+
+def _apply(new: ClockState, what: dict[str, object], game: LiveGame) -> None:
+    """The agreed change itself (its notice in the log): time added or the clock off."""
+    new.proposal = None
+    if what.get("off"):
+        new.turn_off(now(), game.version)
+    else:
+        add = what.get("add_s")
+        assert isinstance(add, int)
+        new.add(add, now(), game.version)
+
+
 @dataclass
 class Adjust(ClockMove):
-    """Time added for everyone, or the clock turned off (WCAG 2.2.1)."""
+    """Time added for everyone, or the clock turned off (WCAG 2.2.1), asked for by ``role``
+    (``seat``: the caller's seat). It applies at once only when nobody else must agree (issue 26
+    item 6); otherwise it becomes the clock's public proposal until every asked seat accepted
+    (:class:`ClockAnswer`), one declined, or a player moved."""
 
     change: ClockChange | None = None
+    role: str = "admin"
+    seat: int | None = None
     kind: str = "adjust"
 
     def clock_after(self, game: LiveGame) -> tuple[ClockState, dict[int, tuple[str, str]]]:
         st = game.clock
         if st is None or not st.enabled or self.change is None:
             raise ApiError(409, "no_clock", texts("server.no_clock"))
-        new = copy.deepcopy(st)
+        what: dict[str, object]
         if self.change.off:
-            new.turn_off(now(), game.version)
+            what = {"off": True}
         elif self.change.add_s is not None:
-            new.add(self.change.add_s, now(), game.version)
+            what = {"add_s": self.change.add_s}
         else:
             raise ApiError(400, "bad_message")
+        if st.proposal is not None:
+            raise ApiError(409, "clock_proposed", texts("server.clock_proposed"))
+        new = copy.deepcopy(st)
+        if decides(st, self.role, self.seat):
+            _apply(new, what, game)
+            return new, {}
+        waiting = [s for s in asked(game, st) if not (self.role == "seat" and s == self.seat)]
+        if not waiting and st.changes == "agreement":
+            _apply(new, what, game)  # nobody else to ask (the others are bots)
+            return new, {}
+        new.proposal = {"by": self.seat if self.role == "seat" else None, **what, "waiting": waiting}
+        return new, {}
+
+
+class ClockAnswerBody(BaseModel):
+    """``POST /api/games/{id}/clock/answer``: accept (``true``) or decline the proposed change."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    accept: bool
+
+
+@dataclass
+class ClockAnswer(ClockMove):
+    """An asked seat (or the creator) answers the clock's proposal: the last acceptance applies
+    the change, a decline drops it (a notice in the log)."""
+
+    accept: bool = True
+    role: str = "admin"
+    seat: int | None = None
+    kind: str = "clock_answer"
+
+    def clock_after(self, game: LiveGame) -> tuple[ClockState, dict[int, tuple[str, str]]]:
+        st = game.clock
+        if st is None or not st.enabled or st.proposal is None:
+            raise ApiError(409, "no_proposal", texts("server.no_proposal"))
+        p = st.proposal
+        alone = decides(st, self.role, self.seat)
+        mine = self.role == "seat" and self.seat in p["waiting"]
+        new = copy.deepcopy(st)
+        if not self.accept:
+            # Whoever is asked may say no, and the proposer (or the admin link) may withdraw it.
+            if not (alone or mine or self.role == "admin" or (self.role == "seat" and self.seat == p["by"])):
+                raise ApiError(403, "forbidden")
+            new.decline(self.seat if self.role == "seat" else None, game.version)
+            return new, {}
+        what = {k: v for k, v in p.items() if k in ("add_s", "off")}
+        if alone:
+            _apply(new, what, game)
+            return new, {}
+        if not mine or st.changes != "agreement":
+            raise ApiError(403, "forbidden")
+        # Seats handed to a bot since the proposal are no longer asked.
+        still = asked(game, st)
+        waiting = [s for s in p["waiting"] if s != self.seat and s in still]
+        if waiting:
+            new.proposal = {**p, "waiting": waiting}
+        else:
+            _apply(new, what, game)
         return new, {}
 
 
@@ -246,11 +350,21 @@ class VacationChange(BaseModel):
 class Vacation(ClockMove):
     """A seat's player goes on vacation or comes back (issue 26 item 3): while away, the seat's
     own turn clock stands still until its vacation allowance is used up (then it runs again and
-    the time-out stays the final guarantee that the game moves on). Only turn clocks."""
+    the time-out stays the final guarantee that the game moves on). Only turn clocks.
+
+    A seat held by an account (``account``) draws on the account's allowance of calendar year
+    ``year`` (``left_s`` of ``cap_s`` left, read before): going away reserves all it has left in
+    the clock's own transaction (a conditional UPDATE: two games or workers cannot take the same
+    days), coming back gives the unused part back. A guest seat uses its allowance per game."""
 
     seat: int = 0
     on: bool = True
+    account: str | None = None
+    year: int = 0
+    left_s: float = 0.0
+    cap_s: float = 0.0
     kind: str = "vacation"
+    _refund: tuple[int, float] | None = None
 
     def clock_after(self, game: LiveGame) -> tuple[ClockState, dict[int, tuple[str, str]]]:
         st = game.clock
@@ -259,11 +373,34 @@ class Vacation(ClockMove):
         if st.is_away(self.seat) == self.on:
             raise Unchanged("already so")
         new = copy.deepcopy(st)
+        years = list(new.vacation_year) or [0] * len(new.vacation)
         t = now()
         if self.on:
-            if new.vacation_left(self.seat, t) <= 0:
+            if self.account is not None:
+                if self.left_s <= 0:
+                    raise ApiError(409, "no_vacation_left", texts("server.no_vacation_year"))
+                new.vacation[self.seat] = self.left_s
+                years[self.seat] = self.year
+            elif new.vacation_left(self.seat, t) <= 0:
                 raise ApiError(409, "no_vacation_left", texts("server.no_vacation_left"))
+            new.vacation_year = years
             new.go_away(self.seat, t, game.version)
         else:
             new.come_back(self.seat, t, game.version)
+            if years[self.seat]:
+                unused = new.vacation[self.seat]
+                self._refund = (years[self.seat], unused)
+                # Shown until the next start: what the account has left this year now.
+                new.vacation[self.seat] = self.left_s + (unused if years[self.seat] == self.year else 0.0)
+                years[self.seat] = 0
+                new.vacation_year = years
         return new, {}
+
+    def also(self, before: LiveGame, after: LiveGame) -> Callable[[Connection], None] | None:
+        if self.account is None:
+            return None
+        if self.on:
+            return vacstore.reserve_in(self.account, self.year, self.left_s, self.cap_s)
+        if self._refund is not None:
+            return vacstore.refund_in(self.account, *self._refund)
+        return None

@@ -34,10 +34,10 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field
 
 from rebirth.app.match import HUMAN, Match
-from rebirth.engine.i18n import same_text
 from rebirth.engine.messages import text
 from rebirth.server.authority.live import LiveGame
 from rebirth.server.errors import ApiError, texts
+from rebirth.server.notifications.channel import board_name
 from rebirth.server.notifications.push import Pusher, PushSpec, kind_of
 from rebirth.server.notifications.reminders import judge, reminder_times
 from rebirth.server.notifications.webhook_guard import (
@@ -125,17 +125,6 @@ def turn_key(m: Match) -> tuple[int, int] | None:
     return 0, p
 
 
-def board_name(board: str) -> dict[str, str]:
-    """The board's name in every language (the map file's), or its id."""
-    from rebirth.server.pages.data import data_json  # the shipped maps
-
-    try:
-        name = data_json("maps", board).get("name")
-    except Exception:
-        name = None
-    return name if isinstance(name, dict) else same_text(board)
-
-
 def webhook_body(url: str, message: str, extra: dict[str, Any]) -> dict[str, Any]:
     """The JSON of a webhook: Discord reads ``content``, Slack ``text``; other receivers get both
     and the structured fields."""
@@ -160,7 +149,7 @@ class Notifier:
         self._pending: set[asyncio.Task[Any]] = set()
         self._inflight: set[asyncio.Task[None]] = set()
         self._closed = False
-        self._pool = ThreadPoolExecutor(DELIVERY_THREADS, thread_name_prefix="rebirth-notify")
+        self.pool = ThreadPoolExecutor(DELIVERY_THREADS, thread_name_prefix="rebirth-notify")
         self._last: dict[str, tuple[int, int]] = {}
         """Per game, the turn last enqueued by this worker (no second round trip per step)."""
         self._reminded: dict[str, tuple[int, int]] = {}
@@ -285,7 +274,7 @@ class Notifier:
             # Bounded: Python 3.11's wait_for can swallow a cancel that meets a wake-up; the
             # loop then sees _closed and ends by itself.
             await asyncio.wait(tasks, timeout=5)
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        self.pool.shutdown(wait=False, cancel_futures=True)
 
     @property
     def lease(self) -> float:
@@ -333,7 +322,7 @@ class Notifier:
             row = await asyncio.to_thread(self.store.game, job.game)
             target = None if sub is None else (sub.webhook if job.channel == "webhook" else sub.email)
             if sub is None or row is None or not target \
-                    or await self._stale(job, row):
+                    or await self.stale(job, row):
                 await asyncio.to_thread(self.outbox.finish, job, "dropped")
                 return
             later = await judge(self, job)
@@ -362,7 +351,7 @@ class Notifier:
                 extra = {"game": job.game, "seat": job.seat, "name": name, "kind": kind_of(job.kind),
                          "version": job.version, "url": sub.link}
                 body = json.dumps(webhook_body(target, message, extra)).encode()
-                await loop.run_in_executor(self._pool, self._post, target, body)
+                await loop.run_in_executor(self.pool, self._post, target, body)
             else:
                 unsub = await asyncio.to_thread(prefs.unsubscribe_token, self.store, job.game, job.seat,
                                                 target)
@@ -370,13 +359,13 @@ class Notifier:
                 stop = f"{base}/unsubscribe#u={unsub}"
                 message += "\n\n" + text("notify.unsubscribe", row.lang, link=stop)
                 one_click = f"{base}/api/unsubscribe?u={unsub}"
-                await loop.run_in_executor(self._pool, self._mail, target, subject, message, one_click)
+                await loop.run_in_executor(self.pool, self._mail, target, subject, message, one_click)
         except WebhookRefused as exc:
             log.warning("game %s seat %d: webhook refused, not retried: %s", job.game, job.seat, exc)
             await self._finish(job, "failed", str(exc))
             return
         except Exception as exc:
-            await self._failed(job, exc)
+            await self.failed(job, exc)
             return
         self.delivered += 1
         log.info("game %s seat %d: %s notification (%s, version %d) delivered", job.game, job.seat,
@@ -408,7 +397,7 @@ class Notifier:
         elsewhere = await broker.visible_elsewhere(game)
         return elsewhere is not None and seat in elsewhere
 
-    async def _stale(self, job: Job, row: GameRow) -> bool:
+    async def stale(self, job: Job, row: GameRow) -> bool:
         """A turn notification or a deadline reminder whose turn is over already (the player
         moved before it went out, or before a retry): the game ended, the seat is a bot's now,
         or the turn to move is no longer the one the job is for — judged from the game as
@@ -431,7 +420,7 @@ class Notifier:
         except Exception:
             log.exception("game %s: notification %d could not be marked %s", job.game, job.id, done)
 
-    async def _failed(self, job: Job, exc: Exception) -> None:
+    async def failed(self, job: Job, exc: Exception) -> None:
         why = f"{type(exc).__name__}: {exc}"[:500]
         tries = job.attempts + 1
         if tries >= self.settings.notify_attempts:

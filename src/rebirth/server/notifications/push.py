@@ -24,7 +24,7 @@ import binascii
 import json
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from cryptography.hazmat.primitives import serialization
@@ -35,6 +35,7 @@ from pywebpush import WebPusher
 
 from rebirth.engine.messages import text
 from rebirth.server.errors import ApiError, texts
+from rebirth.server.notifications.channel import Owner, board_name
 from rebirth.server.notifications.reminders import judge
 from rebirth.server.notifications.webhook_guard import (
     Unresolvable,
@@ -48,9 +49,6 @@ from rebirth.server.persistence import push as pushstore
 from rebirth.server.persistence.outbox import Job
 from rebirth.server.persistence.store import GameRow, Store
 from rebirth.server.settings import Settings
-
-if TYPE_CHECKING:
-    from rebirth.server.notifications.notifier import Notifier
 
 log = logging.getLogger("rebirth.notify")
 
@@ -163,7 +161,7 @@ def payload(job: Job, row: GameRow, board: dict[str, str], sender: str = "") -> 
             "tag": f"rebirth-{job.game}"}
 
 
-async def mark(notifier: Notifier, job: Job, done: str, error: str | None = None) -> None:
+async def mark(notifier: Owner, job: Job, done: str, error: str | None = None) -> None:
     """Mark a claimed row ``done`` (a failure to is logged: its lease runs out, it is tried again)."""
     try:
         await asyncio.to_thread(notifier.outbox.finish, job, done, error)
@@ -207,7 +205,7 @@ class Pusher:
         return bytes(body), {"Content-Encoding": "aes128gcm", "Content-Type": "application/octet-stream",
                              "TTL": str(self.settings.push_ttl), "Urgency": "high", "Authorization": auth}
 
-    async def ended(self, notifier: Notifier, game: str, version: int, humans: list[int]) -> None:
+    async def ended(self, notifier: Owner, game: str, version: int, humans: list[int]) -> None:
         """The game ended at ``version``: each human seat with a subscription is told (the
         outbox's key keeps it to one per seat, whichever worker or reload enqueues it)."""
         if game in self._ended:
@@ -216,7 +214,7 @@ class Pusher:
         for seat in humans:
             await self._enqueue(notifier, game, version, seat, "end")
 
-    async def chatted(self, notifier: Notifier, game: str, sender: int, seq: int) -> None:
+    async def chatted(self, notifier: Owner, game: str, sender: int, seq: int) -> None:
         """A player's chat message ``seq``: every other human seat with a subscription is told
         (who wrote, never what: the text stays in the game)."""
         row = await asyncio.to_thread(self.store.game, game)
@@ -226,25 +224,23 @@ class Pusher:
             if seat != sender and kind == "human":
                 await self._enqueue(notifier, game, seq, seat, "chat")
 
-    async def _enqueue(self, notifier: Notifier, game: str, version: int, seat: int, kind: str) -> None:
+    async def _enqueue(self, notifier: Owner, game: str, version: int, seat: int, kind: str) -> None:
         try:
             made = await asyncio.to_thread(notifier.outbox.enqueue, game, version, seat, kind, ("push",))
         except Exception:  # the database is away: this one notice is lost, the game goes on
             log.exception("game %s: the %s push of seat %d could not be enqueued", game, kind, seat)
             return
         if made:
-            notifier._wake.set()
+            notifier.wake()
 
     def _send(self, sub: pushstore.PushSub, data: dict[str, Any]) -> int:
         body, headers = self.request(sub, data)
         return post_bytes(sub.endpoint, body, headers, allow_private=self.settings.webhook_allow_private,
                           timeout=self.settings.webhook_timeout).status
 
-    async def deliver(self, notifier: Notifier, job: Job, row: GameRow | None) -> None:
+    async def deliver(self, notifier: Owner, job: Job, row: GameRow | None) -> None:
         """Send one claimed push row and mark it (``sent``; ``dropped`` when there is nothing to
         send or the subscription is gone; retried with the notifier's backoff otherwise)."""
-        from rebirth.server.notifications import notifier as n  # the channel's owner
-
         try:
             sub = await asyncio.to_thread(pushstore.get, self.store, job.game, job.seat)
             if sub is None or row is None or await self.stale(notifier, job, row):
@@ -258,15 +254,15 @@ class Pusher:
                 await asyncio.to_thread(notifier.outbox.postpone, job, later)
                 return
             sender = await self._sender(job, row) if kind_of(job.kind) == "chat" else ""
-            data = payload(job, row, n.board_name(row.board), sender)
+            data = payload(job, row, board_name(row.board), sender)
             loop = asyncio.get_running_loop()
-            status = await loop.run_in_executor(notifier._pool, self._send, sub, data)
+            status = await loop.run_in_executor(notifier.pool, self._send, sub, data)
         except WebhookRefused as exc:
             log.warning("game %s seat %d: push endpoint refused, not retried: %s", job.game, job.seat, exc)
             await mark(notifier, job, "failed", str(exc))
             return
         except Exception as exc:
-            await notifier._failed(job, exc)
+            await notifier.failed(job, exc)
             return
         if status in GONE:
             # Expired or unsubscribed: forget it (only that endpoint: a newer one stays).
@@ -276,7 +272,7 @@ class Pusher:
             await mark(notifier, job, "dropped", f"push service answered {status}")
             return
         if not 200 <= status < 300:
-            await notifier._failed(job, WebhookFailed(f"push service answered {status}"))
+            await notifier.failed(job, WebhookFailed(f"push service answered {status}"))
             return
         self.sent += 1
         notifier.delivered += 1
@@ -292,10 +288,10 @@ class Pusher:
         seat = msgs[0].seat if msgs else None
         return row.names[seat] if seat is not None and 0 <= seat < len(row.names) else ""
 
-    async def stale(self, notifier: Notifier, job: Job, row: GameRow) -> bool:
+    async def stale(self, notifier: Owner, job: Job, row: GameRow) -> bool:
         """Nothing to say any more: a turn or a reminder whose turn is over (the notifier's
         judgement); a chat message or an end is never stale."""
         kind = kind_of(job.kind)
         if kind in ("chat", "end"):
             return row.kinds[job.seat] != "human"
-        return await notifier._stale(job, row)
+        return await notifier.stale(job, row)

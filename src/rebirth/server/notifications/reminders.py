@@ -12,16 +12,14 @@ a clock that stopped drops it.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from rebirth.app.clock import ClockState
 from rebirth.server.clocks.changes import now as wall_now
+from rebirth.server.notifications.channel import Owner
 from rebirth.server.persistence import clocks as clockstore
 from rebirth.server.persistence.outbox import Job
 from rebirth.server.settings import Settings
-
-if TYPE_CHECKING:
-    from rebirth.server.notifications.notifier import Notifier
 
 PREFIX = "reminder-"
 """A reminder row's kind: ``reminder-<seconds before the deadline>``."""
@@ -58,7 +56,7 @@ def before_s(kind: str) -> int | None:
     return int(tail) if tail.isdigit() else None
 
 
-async def _clock(notifier: Notifier, game: str) -> ClockState | None:
+async def _clock(notifier: Owner, game: str) -> ClockState | None:
     reg = notifier.registry
     held = None if reg is None else reg.hubs.get(game)
     if held is not None:
@@ -67,7 +65,7 @@ async def _clock(notifier: Notifier, game: str) -> ClockState | None:
     return None if got is None else got[0]
 
 
-async def judge(notifier: Notifier, job: Job) -> float | Literal["send", "drop"]:
+async def judge(notifier: Owner, job: Job) -> float | Literal["send", "drop"]:
     """A due reminder against the clock as it is now (the server's wall clock, the clocks'
     own): ``send``, ``drop`` (no clock runs for that seat any more), or the later time it is
     due at (the deadline moved)."""

@@ -49,7 +49,12 @@ class StepChange:
         # A step changes no seat's kind: the row stays (LiveGame's constructor, once per step).
         if current.clock is None:
             return LiveGame(p.after, current.row)
-        return LiveGame(p.after, current.row, turned(current.clock, p.after), current.clock_rev + 1)
+        clock = turned(current.clock, p.after)
+        if self.kind == "human" and clock is not None and clock.proposal is not None:
+            # A player's move answers a proposed clock change (issue 26 item 6): the moment it
+            # was asked for has passed. A bot's move does not: bots are never asked.
+            clock.proposal = None
+        return LiveGame(p.after, current.row, clock, current.clock_rev + 1)
 
     async def write(self, before: LiveGame, after: LiveGame) -> None:
         s = self.session

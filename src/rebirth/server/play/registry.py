@@ -19,7 +19,7 @@ from rebirth.app.clock import ClockSpec, ClockState
 from rebirth.app.match import OUTSIDE, Match
 from rebirth.engine.game import Game
 from rebirth.server.authority.live import LiveGame, rebuild
-from rebirth.server.clocks.changes import now
+from rebirth.server.clocks.changes import AGREEMENT, Agreement, now
 from rebirth.server.clocks.timer import adopt_due
 from rebirth.server.metrics import Metrics
 from rebirth.server.persistence import clocks as clockstore
@@ -127,19 +127,21 @@ class Registry:
             self.broker.watch(value.id)
         return s
 
-    async def spawn(self, row: GameRow, match: Match, clock: ClockSpec | None) -> None:
+    async def spawn(self, row: GameRow, match: Match, clock: ClockSpec | None,
+                    agree: Agreement = AGREEMENT) -> None:
         """A game just stored by a feature (a rematch): its clock started and stored, then it is
         in memory here with its bots going."""
-        st = await self._start_clock(row.id, match, clock)
+        st = await self._start_clock(row.id, match, clock, agree)
         s = self._hold(LiveGame(match, row, st, 0))
         if st is not None:
             self.committed(s)
         s.bots.kick()
 
-    async def _start_clock(self, gid: str, match: Match, spec: ClockSpec | None) -> ClockState | None:
+    async def _start_clock(self, gid: str, match: Match, spec: ClockSpec | None,
+                           agree: Agreement = AGREEMENT) -> ClockState | None:
         if spec is None:
             return None
-        st = ClockState.start(spec, match.game.players, self.settings.vacation_days * 86400)
+        st = ClockState.start(spec, match.game.players, self.settings.vacation_days * 86400, *agree)
         p = match.state.current_player
         st.turn(p if p >= 0 else None, p >= 0 and match.seats[p].kind in OUTSIDE, now())
         await asyncio.to_thread(clockstore.create, self.store, gid, st)
@@ -314,11 +316,13 @@ class Registry:
     async def create(self, board: str, kinds: list[str], names: list[str], variants: list[str],
                      lang: str, hotseat: bool,
                      clock: ClockSpec | None = None, uninvited: frozenset[int] = frozenset(),
-                     also: Callable[[Connection, str], None] | None = None) -> tuple[Session, dict[str, Any]]:
+                     also: Callable[[Connection, str], None] | None = None,
+                     agree: Agreement = AGREEMENT) -> tuple[Session, dict[str, Any]]:
         """Deal and store a new game; returns its session and its secrets (shown once): the
         seats' (or the hot-seat device's) invitation codes, the spectator and admin tokens.
         ``uninvited`` seats get no invitation (open seats, paired players' seats); ``also``
-        stores more of the game (``(connection, game id)``) in the creating transaction."""
+        stores more of the game (``(connection, game id)``) in the creating transaction;
+        ``agree``: who agrees to the clock's changes (server/clocks/changes.py)."""
         game = self.game_factory(board, len(kinds), variants)
         match = await asyncio.to_thread(Match.start, game, kinds, self.seed_factory(), names)
         gid = secrets.token_urlsafe(9)
@@ -333,7 +337,7 @@ class Registry:
                 also(c, gid)
 
         await asyncio.to_thread(self.store.create_game, row, rows, more)
-        st = await self._start_clock(gid, match, clock)
+        st = await self._start_clock(gid, match, clock, agree)
         s = self._hold(LiveGame(match, row, st, 0))
         if st is not None:
             # The first turn's clock runs now: the hooks that read it (a deadline's reminder)

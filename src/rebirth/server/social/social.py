@@ -281,7 +281,8 @@ class Social:
                 clock = hub.value.clock
                 # Same settings: the old game's clock as it was chosen (time added during the
                 # game or a clock turned off there does not carry over).
-                await hub.host.spawn(row, match, None if clock is None else clock.spec)
+                await hub.host.spawn(row, match, None if clock is None else clock.spec,
+                                     ("agreement", None) if clock is None else (clock.changes, clock.creator))
             await self._send_rematch()
         await self._announce(self.delivered)
         return won, won == row.id

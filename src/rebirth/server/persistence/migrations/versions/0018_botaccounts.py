@@ -1,7 +1,7 @@
 """Bot accounts' API tokens, challenges and the bots' event log (issue 27 item 2).
 
 Revision ID: 0018_botaccounts
-Revises: 0010_ratings
+Revises: 0016_vacation (re-chained when main was merged: 0016_vacation came after 0010_ratings)
 Create Date: 2026-12-03
 
 Only new tables (server/persistence/botaccounts.py); an account is a bot by the ``accounts.bot``
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0018_botaccounts"
-down_revision = "0010_ratings"
+down_revision = "0016_vacation"
 branch_labels = None
 depends_on = None
 
