@@ -153,10 +153,20 @@ def adapt(env: dict[str, str]) -> dict[str, Any]:
 
 
 def proxy_of(cfg: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
-    """The listen addresses and the reverse_proxy handler of the one site."""
+    """The listen addresses and the reverse_proxy handler of the one site (its route for
+    everything but the bot API's streams; those must be flushed line by line)."""
     (server,) = cfg["apps"]["http"]["servers"].values()
-    handler = server["routes"][0]["handle"][0]["routes"][0]["handle"][0]
-    assert handler["handler"] == "reverse_proxy"
+    routes = server["routes"][0]["handle"][0]["routes"]
+    streams, rest = routes
+    handler = rest["handle"][0]
+    assert handler["handler"] == "reverse_proxy" and "match" not in rest
+    flushed = streams["handle"][0]
+    assert flushed["flush_interval"] == -1 and "flush_interval" not in handler
+    pattern = re.compile(streams["match"][0]["path_regexp"]["pattern"])
+    assert pattern.match("/api/bot/games/AbC-12_x/stream") and pattern.match("/api/bot/stream/events")
+    assert not pattern.match("/api/bot/games/x/move") and not pattern.match("/api/games/x")
+    # The same workers and policy as every other request.
+    assert {k: v for k, v in flushed.items() if k != "flush_interval"} == handler
     return server["listen"], handler
 
 

@@ -98,9 +98,10 @@ def test_every_answer_and_refusal_is_declared(app: FastAPI) -> None:
     # Every REST operation (pages and the socket are not in it); issue 25's accounts, open
     # games, the transfer code, its claim and the one-click unsubscribe, the ratings; issue
     # 26's push key, vacation, the board's PNG, the game's GIF and the public position; issue
-    # 27's bot stream and move, and its puzzles (daily, stream, one, answer); the clock's
-    # answer to a proposal (issue 26 item 6).
-    assert len(ops) == 66, len(ops)
+    # 27's bot stream and move, bot accounts (upgrade, token, revoke), the events stream and
+    # challenges (create, read, accept, decline, cancel), its puzzles (daily, stream, one,
+    # answer); the clock's answer to a proposal (issue 26 item 6).
+    assert len(ops) == 75, len(ops)
 
 
 def test_answers_name_their_fields(app: FastAPI) -> None:

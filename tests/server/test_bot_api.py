@@ -131,8 +131,8 @@ def test_refusals_are_the_sockets_and_change_nothing(tmp_path: Path) -> None:
         illegal = next(i for i, m in enumerate(mask) if not m)
         for action, code, status in ((illegal, "illegal", 400), (len(mask) + 5, "illegal", 400),
                                      (-1, "illegal", 400), ("Z99", "illegal", 400),
-                                     (legal[0]["id"], "stale_version", 409)):
-            r = _move(url, gid, tok, action, v if code != "stale_version" else v + 7)
+                                     (legal[0]["id"], "stale", 409)):
+            r = _move(url, gid, tok, action, v if code != "stale" else v + 7)
             assert r.status_code == status and r.json()["error"]["code"] == code, r.text
             assert set(r.json()["error"]["message"]) >= {"en", "de"}
         # Another seat's link moves nothing for this seat (it acts for its own seat only).

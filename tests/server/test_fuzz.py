@@ -208,3 +208,56 @@ def test_fuzz_websocket_messages(tmp_path: Path) -> None:
 
             check()
         assert c.get(f"/api/games/{gid}").status_code == 200
+
+
+CHALLENGE_BODIES = st.one_of(
+    MESSAGES,
+    st.builds(lambda bot, extra: json.dumps({"bot": bot, **extra}),
+              st.one_of(st.text(max_size=30), st.sampled_from(["FuzzBot", "fuzzbot", "Nobody", ""])),
+              st.dictionaries(st.sampled_from(["board", "players", "others", "variants", "clock", "lang",
+                                               "reason", "x"]), JSON, max_size=3)),
+    st.builds(lambda r: json.dumps({"reason": r}), st.one_of(JSON, st.sampled_from(["later", "tooFast"]))),
+)
+
+
+def test_fuzz_bot_account_and_challenge_bodies(tmp_path: Path) -> None:
+    """The new bodies of issue 27 item 2 (upgrade, token, challenges and their answers), signed
+    in or not, with the bot's API token, another's or none: never a 5xx, always the error shape."""
+    from rebirth.server.accounts import store as accts
+
+    with kit.client(tmp_path) as c:
+        store = c.app.state.registry.store  # type: ignore[attr-defined]
+        bot = accts.account_for_email(store, "fuzzbot@example.org", "en")
+        assert accts.rename(store, bot.id, "FuzzBot")
+        human = accts.account_for_email(store, "fuzzer@example.org", "en")
+        bot_sid, sid = accts.new_session(store, bot.id, "fuzz"), accts.new_session(store, human.id, "fuzz")
+        c.cookies.set("rebirth_session", bot_sid)
+        token = c.post("/api/account/bot", headers={"Origin": "http://testserver"}).json()["token"]
+        c.cookies.set("rebirth_session", sid)
+        open_id = c.post("/api/challenges", json={"bot": "FuzzBot"}, headers={"Origin": "http://testserver"}
+                         ).json()["id"]
+        paths = ["/api/challenges", "/api/account/bot", "/api/account/bot/token",
+                 *(f"/api/challenges/{cid}/{what}" for cid in (open_id, "nope", "x" * 40)
+                   for what in ("accept", "decline", "cancel"))]
+
+        @FUZZ
+        @given(body=CHALLENGE_BODIES, path=st.sampled_from(paths), signed=st.booleans(),
+               auth=st.sampled_from([None, token, "bot_junk", "junk"]))
+        def check(body: str, path: str, signed: bool, auth: str | None) -> None:
+            c.cookies.clear()
+            if signed:
+                c.cookies.set("rebirth_session", sid)
+            headers = {"content-type": "application/json", "Origin": "http://testserver"}
+            if auth:
+                headers["Authorization"] = f"Bearer {auth}"
+            r = c.post(path, content=body.encode("utf-8", "surrogatepass"), headers=headers)
+            assert r.status_code < 500, (path, body, r.text)
+            if r.status_code >= 400:
+                assert r.json()["error"]["code"]
+                if r.status_code == 429:
+                    assert r.headers["Retry-After"]
+
+        check()
+        # The bot's token still reads its challenge (nothing the fuzz sent revoked it).
+        r = c.get(f"/api/challenges/{open_id}", headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code == 200 and r.json()["bot"] == "FuzzBot", r.text

@@ -9,7 +9,7 @@ from typing import Any
 from rebirth.client.policy import Policy
 from rebirth.client.remote import LineHandler, MoveRefused, RemoteSeat
 
-RETRYABLE = ("stale_version", "not_your_turn")
+RETRYABLE = ("stale", "stale_version", "not_your_turn")
 """Refusals that only mean the game moved on meanwhile: the next line tells what to do."""
 
 

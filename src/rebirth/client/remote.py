@@ -27,7 +27,7 @@ class ClientError(Exception):
 
 
 class MoveRefused(ClientError):
-    """The server refused a move (``stale_version``, ``not_your_turn``, ``illegal``…)."""
+    """The server refused a move (``stale``, ``not_your_turn``, ``illegal``…)."""
 
 
 def _refusal(r: httpx.Response, kind: type[ClientError] = ClientError) -> ClientError:
@@ -164,7 +164,7 @@ class RemoteSeat:
     def move(self, action: int | str, version: int, tries: int = 6) -> int:
         """Post a move chosen at ``version``; the version after it. A refusal raises
         :class:`MoveRefused`; a dropped connection is retried (a retry that finds the move
-        already committed is refused ``stale_version``)."""
+        already committed is refused ``stale``)."""
         backoff = Backoff()
         for attempt in range(tries):
             try:

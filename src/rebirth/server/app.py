@@ -34,6 +34,7 @@ from rebirth.server.api import (
     share,
 )
 from rebirth.server.api import bot as botapi
+from rebirth.server.api import botaccounts as botaccounts_api
 from rebirth.server.api import clocks as clockapi
 from rebirth.server.api import notify as notify_api
 from rebirth.server.api import pages as static
@@ -50,6 +51,7 @@ from rebirth.server.operations.guard import CLIENT_CLOSED, CLIENT_GONE, Guard
 from rebirth.server.operations.throttle import RateLimit, Throttle
 from rebirth.server.persistence import seatnotify
 from rebirth.server.persistence.store import Store
+from rebirth.server.play import botevents
 from rebirth.server.play import results as game_results
 from rebirth.server.play.lifecycle import Lifecycle
 from rebirth.server.play.registry import GameFactory, Registry, SeedFactory, log
@@ -119,6 +121,8 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
         if settings.redis_url:
             # One worker of several on the same database: Redis tells it when games move on.
             await registry.start_workers()
+        # What bot accounts are told: challenges, game starts and ends (server/play/botevents.py).
+        app.state.bot_events = bot_events = botevents.attach(registry)
         # Caps and the games' life in memory (server/operations/caps.py, server/play/lifecycle.py): the bot
         # games load in the background, so the server listens at once.
         app.state.caps = Caps(store, settings.max_games_per_client, settings.max_bot_games,
@@ -134,6 +138,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
             await notifier.close()
             await mailer.close()
             await results.close()
+            await bot_events.close()
             await store.aclose()
             store.close()
 
@@ -249,6 +254,7 @@ def create_app(settings: Settings | None = None, *, game_factory: GameFactory | 
     app.include_router(ratings_api.router)
     app.include_router(puzzles_api.router)
     app.include_router(botapi.router)
+    app.include_router(botaccounts_api.router)
     app.include_router(share.router)
     app.include_router(static.router)
     app.mount("/static", static.static_files(settings), name="static")

@@ -158,6 +158,13 @@ class Settings(BaseSettings):
     bot_keepalive_s: float = Field(default=5.0, gt=0)
     """Seconds between two keep-alive lines (an empty line) of a quiet bot-API stream
     (docs/bot-api.md: at least one every 10 s; tests lower it)."""
+    bot_max_games: int = Field(default=8, ge=0)
+    """Games a bot account may play at once (challenges beyond it: ``429``; 0: no cap)."""
+    bot_games_per_day: int = Field(default=100, ge=0)
+    """Challenges a bot account may accept in 24 hours (a moving window; 0: no cap)."""
+    bot_events_poll_s: float = Field(default=2.0, gt=0)
+    """Seconds between two looks of a bot's events stream at the database: it heals a lost Redis
+    notice of an event written on another worker (this worker's own wake it at once)."""
     shutdown_grace: float = 5.0
     """Seconds ``SIGTERM`` waits for the steps in flight before the server exits."""
 

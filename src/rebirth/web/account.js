@@ -1,7 +1,7 @@
 // The account page (issue 25): the display name, "My games" (each seat opens on this device
 // with no secret: /game/<id>?seat=<n>), ratings, passkeys, the signed-in browsers (each can be
 // signed out) and deleting the account. Not signed in: the sign-in page, then back here.
-import { api, fillLangMenu, h, loadCatalogs, loadLanguages, pickLang, setLang, t, translateDom } from "./common.js";
+import { api, botBadge, fillLangMenu, h, loadCatalogs, loadLanguages, pickLang, setLang, t, translateDom } from "./common.js";
 import { creationOptions, credentialJson, forgetSignedIn, signinPath } from "./account-kit.js";
 import { ratingChart } from "./ratingchart.js";
 import { fmt } from "./clock.js";
@@ -83,6 +83,40 @@ async function addPasskey() {
   } catch (e) { fail(e); }
 }
 
+/** The bot account section (docs/bot-api.md): upgrade (irreversible), the API token shown once,
+ * a new one, revoke. */
+function showBot(me) {
+  $("bot-help").textContent = t(lang, me.bot ? "account.bot.help_bot" : "account.bot.help");
+  $("bot-state").replaceChildren(...(me.bot ? [botBadge(lang), " ",
+    t(lang, me.bot_token ? "account.bot.has_token" : "account.bot.no_token")] : []));
+  $("bot-upgrade").hidden = me.bot;
+  $("bot-renew").hidden = $("bot-revoke").hidden = !me.bot;
+  $("bot-revoke").disabled = !me.bot_token;
+}
+
+function showToken(answer) {
+  $("bot-token").textContent = answer.token;
+  $("bot-token-box").hidden = false;
+}
+
+async function botAction(ev) {
+  const id = ev.currentTarget.id;
+  $("error").textContent = "";
+  try {
+    if (id === "bot-upgrade") {
+      if (!confirm(t(lang, "account.bot.confirm"))) return;
+      showToken(await api("/api/account/bot", { method: "POST" }));
+    } else if (id === "bot-renew") {
+      showToken(await api("/api/account/bot/token", { method: "POST" }));
+    } else {
+      await api("/api/account/bot/token", { method: "DELETE" });
+      $("bot-token-box").hidden = true;
+      $("status").textContent = t(lang, "account.bot.revoked");
+    }
+    showBot(await api("/api/account"));
+  } catch (e) { fail(e); }
+}
+
 async function show() {
   let me;
   try { me = await api("/api/account"); } catch (e) {
@@ -98,6 +132,7 @@ async function show() {
   $("ratings").replaceChildren(...(me.ratings.length ? me.ratings.map((r) => h("li", {},
     t(lang, "account.rating", { board: t(lang, `board.${r.board}`), players: r.players,
       rating: r.rating, games: r.games }))) : [h("li", {}, t(lang, "account.ratings.none"))]));
+  showBot(me);
   $("body").hidden = false;
   await showHistory(me.name);
   await Promise.all([showSessions(), showPasskeys()]);
@@ -120,6 +155,7 @@ async function init() {
       $("status").textContent = t(lang, "account.renamed"); } catch (e) { fail(e); }
   });
   $("add-passkey").addEventListener("click", addPasskey);
+  for (const id of ["bot-upgrade", "bot-renew", "bot-revoke"]) $(id).addEventListener("click", botAction);
   if (!window.PublicKeyCredential) $("add-passkey").hidden = true;
   $("signout").addEventListener("click", async () => {
     try { await api("/api/account/signout", { method: "POST" }); } catch { /* gone already */ }

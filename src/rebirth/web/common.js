@@ -206,3 +206,8 @@ export function endLabelPlaces(last, y, top, bottom, gap = 15) {
   }
   return ends;
 }
+
+/** The "BOT" badge next to a bot account's name (lobby, player page, game page; docs/bot-api.md). */
+export function botBadge(lang) {
+  return h("span", { class: "bot-badge", title: t(lang, "badge.bot.title") }, t(lang, "badge.bot"));
+}

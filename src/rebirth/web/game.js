@@ -1,6 +1,6 @@
 // The game page: renders what the server sends for this seat (docs/protocol.md).
 import { BoardView, MapModel } from "./board.js";
-import { SEAT_LETTERS, api, chosenLang, fillLangMenu, h, isLang, loadCatalogs, loadLanguages, pickLang, render, scoreChart, setLang, t, translateDom, txt } from "./common.js";
+import { SEAT_LETTERS, api, botBadge, chosenLang, fillLangMenu, h, isLang, loadCatalogs, loadLanguages, pickLang, render, scoreChart, setLang, t, translateDom, txt } from "./common.js";
 import { announce, cardOf, endScreen, errorText, presenceMark, publicMission, rememberGame, turnStatus } from "./kit.js";
 import { GameSocket } from "./net.js";
 import { notifyPanel, turnSignal } from "./notify.js";
@@ -25,7 +25,7 @@ const S = {
   version: -1,
   view: null,
   log: [],             // steps {version, seat, events} as sent for `seat`
-  names: [], kinds: [], online: [],
+  names: [], kinds: [], online: [], bots: [],
   forfeits: [],        // [{seat, reason}]: who resigned or ran out of time for good
   next: null,          // hot-seat: who plays next while everything private is hidden
   newLinks: {},        // admin: links made by revoking, shown once to be passed on
@@ -336,7 +336,8 @@ function renderPlayers() {
     const last = lastPlacements().get(i);
     ul.append(h("li", { class: `player${v.current_player === i && v.phase !== "end" ? " current" : ""}`, "data-seat": i },
       h("span", { class: "swatch", style: `background:${colour(i)}` }, SEAT_LETTERS[i]),
-      h("span", { class: "pname" }, S.names[i], i === S.seat ? ` (${t(S.lang, "you")})` : "",
+      h("span", { class: "pname" }, S.names[i], S.bots[i] ? [" ", botBadge(S.lang)] : "",
+        i === S.seat ? ` (${t(S.lang, "you")})` : "",
         presenceMark(S.lang, S.kinds[i], online)),
       h("dl", {},
         h("dt", {}, t(S.lang, "panel.score")), h("dd", { class: "score" }, v.scores[i]),
@@ -772,6 +773,7 @@ async function init() {
     await loadCatalogs(S.lang); translateDom(S.lang);
   }
   S.names = summary.names || [];
+  S.bots = summary.bots || [];
   S.kinds = summary.kinds || [];
   S.online = summary.online || [];
   S.boardData = await api(`/api/boards/${encodeURIComponent(summary.board)}`);

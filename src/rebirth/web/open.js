@@ -1,7 +1,7 @@
 // Open games and "Play now" in the lobby (issue 25 item 5): the listed games with a seat open
 // (join one), and a request to be paired with players who want the same board, player count
 // and clock. Both need an account: signed out, the section says so and links to sign-in.
-import { api, h, loadCatalogs, loadLanguages, pickLang, t } from "./common.js";
+import { api, botBadge, h, loadCatalogs, loadLanguages, pickLang, t } from "./common.js";
 import { clockMenu, clockOf } from "./clock.js";
 import { keepSeat, seatPath } from "./seat.js";
 import { rememberGame } from "./kit.js";
@@ -44,7 +44,8 @@ function gameItem(g) {
   const facts = [t(lang, `board.${g.board}`), t(lang, "open.players", { n: g.players }),
     t(lang, "open.left", { n: g.open_seats }), clockText(g.clock),
     g.rated ? t(lang, "open.rated") : t(lang, "open.casual"), t(lang, "open.by", { name: g.creator })];
-  return h("li", { class: "open-game" }, h("span", {}, facts.join(" · ")), " ", join);
+  return h("li", { class: "open-game" }, h("span", {}, facts.join(" · ")),
+    g.creator_bot ? [" ", botBadge(lang)] : "", " ", join);
 }
 
 async function list() {

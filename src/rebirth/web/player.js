@@ -1,7 +1,7 @@
 // A player's public profile (/players/{name}): statistics per board × player count, the
 // rating history as a chart (web/ratingchart.js) and the latest finished games
 // (GET /api/players/{name}).
-import { api, fillLangMenu, h, loadCatalogs, loadLanguages, pickLang, setLang, t, translateDom } from "./common.js";
+import { api, botBadge, fillLangMenu, h, loadCatalogs, loadLanguages, pickLang, setLang, t, translateDom } from "./common.js";
 import { ratingChart } from "./ratingchart.js";
 
 const $ = (id) => document.getElementById(id);
@@ -17,7 +17,7 @@ function render() {
   const p = S.profile;
   $("stats-sec").hidden = $("chart-sec").hidden = $("recent-sec").hidden = !p;
   if (!p) { $("status").textContent = S.error || ""; return; }
-  $("who").textContent = p.name;
+  $("who").replaceChildren(p.name, ...(p.bot ? [" ", botBadge(lang)] : []));
   document.title = `Rebirth — ${p.name}`;
   $("status").textContent = p.stats.length ? "" : t(lang, "ratings.no_games");
   $("stats").replaceChildren(...p.stats.map((s) => h("tr", {},

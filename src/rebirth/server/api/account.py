@@ -26,6 +26,7 @@ from rebirth.server.errors import ApiError, known_lang, texts
 from rebirth.server.notifications.notifier import turn_key
 from rebirth.server.operations.addresses import base_url
 from rebirth.server.operations.throttle import Throttle
+from rebirth.server.persistence import botaccounts as bot_accounts
 from rebirth.server.persistence import vacation as vacstore
 from rebirth.server.settings import Settings
 
@@ -166,8 +167,10 @@ async def account_page(account: CurrentAccount, registry: RegistryDep) -> dict[s
     year = vacstore.year_of(now())
     left = await asyncio.to_thread(vacstore.left, store, account.id, year,
                                    registry.settings.vacation_days * 86400)
+    tokens = await asyncio.to_thread(bot_accounts.live_tokens, store, account.id) if account.bot else 0
     return {**account.public(), "notify": account.notify, "games": out, "ratings": rated,
-            "vacation": {"year": year, "left_s": round(left, 3)}}
+            "vacation": {"year": year, "left_s": round(left, 3)}, "bot": account.bot,
+            "bot_token": tokens > 0}
 
 
 @router.get("/sessions", response_model=aa.Sessions)

@@ -83,6 +83,10 @@ class AccountPage(Answer):
     ratings: list[Rating]
     vacation: VacationLeft
     """The account's vacation left this calendar year, shared by all its games."""
+    bot: bool
+    """A bot account (``POST /api/account/bot``: for good)."""
+    bot_token: bool
+    """The bot account has a live API token (the token itself is shown once, when made)."""
 
 
 class SessionInfo(Answer):

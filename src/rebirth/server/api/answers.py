@@ -122,6 +122,8 @@ class GameSummary(Answer):
     version: int
     online: list[bool]
     clock: ClockFrame | None
+    bots: list[bool] | None = None
+    """``GET /api/games/{id}``: per seat, whether a bot account holds it (the "BOT" badge)."""
 
 
 class BaseLink(Answer):

@@ -23,11 +23,13 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from rebirth.engine.actions import ActionError, IllegalActionError
+from rebirth.server.accounts.store import seat_in
 from rebirth.server.api.botanswers import Moved
 from rebirth.server.api.deps import BearerToken, RegistryDep, SettingsDep
 from rebirth.server.api.lobby import GameHub
-from rebirth.server.errors import ApiError, error_response
+from rebirth.server.errors import ApiError, error_response, texts
 from rebirth.server.operations.throttle import Throttle, client_address
+from rebirth.server.persistence import botaccounts as ba
 from rebirth.server.persistence.store import TokenRow, hash_token
 from rebirth.server.play.session import Session, action_code
 from rebirth.server.play.stream import KEEPALIVE, SeatStream
@@ -35,12 +37,19 @@ from rebirth.server.play.stream import KEEPALIVE, SeatStream
 router = APIRouter(prefix="/api/bot", tags=["bot"])
 
 NDJSON = "application/x-ndjson"
-ACTION_STATUS = {"stale_version": 409, "not_your_turn": 409, "illegal": 400}
-"""The HTTP status of each refusal code of a move (the socket's codes, play/changes.py)."""
+ACTION_STATUS = {"stale": 409, "not_your_turn": 409, "illegal": 400}
+"""The HTTP status of each refusal code of a move."""
+BOT_CODES = {"stale_version": "stale"}
+"""The bot API's name of a socket's refusal code (play/changes.py), where they differ: issue 27
+names a move at an old version ``409 stale``; the socket keeps ``stale_version``."""
 
 
 async def seat_token(game_id: str, registry: RegistryDep, token: BearerToken) -> tuple[TokenRow, str]:
-    """The bearer token of a seat of the path's game, and its hash (403 otherwise)."""
+    """The bearer token of a seat of the path's game, and its hash (403 otherwise). A bot
+    account's API token stands for the account's seat in the game (no invitation to claim);
+    revoked: 401."""
+    if token.startswith("bot_"):
+        return await _account_seat(game_id, registry, token)
     tok = await asyncio.to_thread(registry.store.token, token)
     if tok is None or tok.game != game_id:
         raise ApiError(403, "bad_token")
@@ -51,18 +60,36 @@ async def seat_token(game_id: str, registry: RegistryDep, token: BearerToken) ->
     return tok, hash_token(token)
 
 
+async def _account_seat(game_id: str, registry: RegistryDep, token: str) -> tuple[TokenRow, str]:
+    got = await asyncio.to_thread(ba.auth, registry.store, token)
+    if got.status == "revoked":
+        raise ApiError(401, "revoked", texts("server.bot_token_revoked"))
+    if got.status != "ok":
+        raise ApiError(403, "bad_token")
+    seat = None
+    if len(game_id) <= 64:
+        seat = await asyncio.to_thread(seat_in, registry.store, got.account, game_id)
+    if seat is None:
+        raise ApiError(403, "forbidden")
+    return TokenRow(game_id, "seat", seat, False), hash_token(token)
+
+
 SeatToken = Annotated[tuple[TokenRow, str], Depends(seat_token)]
 
 
-async def _limited(request: Request, settings: SettingsDep, token_hash: str) -> JSONResponse | None:
-    """The socket's rate limits: per seat token (as per connection) and per client address."""
+async def limited(request: Request, settings: SettingsDep, key: str) -> JSONResponse | None:
+    """The socket's rate limits: per ``key`` (a token, as per connection) and per client address."""
     throttle: Throttle = request.app.state.throttle
-    refusal = await throttle.socket_message(f"bot:{token_hash[:32]}", client_address(request.scope, settings))
+    refusal = await throttle.socket_message(key, client_address(request.scope, settings))
     if refusal is None:
         return None
     out = error_response(429, "rate_limited", refusal.text(), refusal.details())
     out.headers["Retry-After"] = str(refusal.retry_after)
     return out
+
+
+async def _rate(request: Request, settings: SettingsDep, token_hash: str) -> JSONResponse | None:
+    return await limited(request, settings, f"bot:{token_hash[:32]}")
 
 
 STREAM_DOC: dict[int | str, dict[str, Any]] = {
@@ -81,9 +108,9 @@ async def stream(hub: GameHub, seat: SeatToken, request: Request, settings: Sett
     that version (a resumed stream misses none); ``limit``: the stream ends after that many
     position lines (``limit=1``: the position now, once)."""
     tok, token_hash = seat
-    limited = await _limited(request, settings, token_hash)
-    if limited is not None:
-        return limited
+    refused = await _rate(request, settings, token_hash)
+    if refused is not None:
+        return refused
     assert tok.seat is not None
     st = await hub.open_stream(tok.seat, token_hash, since)
     return StreamingResponse(_lines(hub, st, settings.bot_keepalive_s, limit), media_type=NDJSON,
@@ -124,11 +151,12 @@ class MoveBody(BaseModel):
 async def move(body: MoveBody, hub: GameHub, seat: SeatToken, request: Request,
                settings: SettingsDep) -> Any:
     """The seat's move: committed before it is answered; refused as the socket refuses an
-    ``act`` (``stale_version`` 409, ``not_your_turn`` 409, ``illegal`` 400), nothing changed."""
+    ``act`` (``stale`` 409 — the socket's ``stale_version`` —, ``not_your_turn`` 409, ``illegal``
+    400), nothing changed."""
     tok, token_hash = seat
-    limited = await _limited(request, settings, token_hash)
-    if limited is not None:
-        return limited
+    refused = await _rate(request, settings, token_hash)
+    if refused is not None:
+        return refused
     assert tok.seat is not None
     try:
         action = _text(hub, tok.seat, body.action)
@@ -136,6 +164,7 @@ async def move(body: MoveBody, hub: GameHub, seat: SeatToken, request: Request,
     except ActionError as exc:
         hub.host.metrics.actions.labels("refused", "remote").inc()
         code = action_code(exc)
+        code = BOT_CODES.get(code, code)
         raise ApiError(ACTION_STATUS[code], code, exc.texts(), {"version": hub.committed}) from None
     return {"version": version}
 

@@ -28,6 +28,7 @@ from rebirth.server.operations.addresses import base_url, is_loopback_host
 from rebirth.server.operations.caps import Caps
 from rebirth.server.operations.throttle import client_address
 from rebirth.server.pages.data import require_board
+from rebirth.server.persistence import botaccounts as bot_accounts
 from rebirth.server.persistence import chat as chat_store
 from rebirth.server.persistence import open_games as og
 from rebirth.server.persistence.store import TokenRow
@@ -212,9 +213,11 @@ def _open_seats(c: Connection, game: str, **kw: Any) -> None:
 
 @router.get("/games/{game_id}", response_model=a.GameSummary)
 async def game_summary(hub: GameHub) -> dict[str, Any]:
-    """The public summary of a game."""
+    """The public summary of a game (``bots``: the seats bot accounts hold)."""
     async with hub.lock:
-        return hub.summary()
+        out = hub.summary()
+    held = await asyncio.to_thread(bot_accounts.bot_seats, hub.host.store, hub.id)
+    return {**out, "bots": [i in held for i in range(len(out["names"]))]}
 
 
 @router.get("/games/{game_id}/record", response_model=a.GameRecord,

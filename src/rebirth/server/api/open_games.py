@@ -40,6 +40,8 @@ class OpenGame(Answer):
     rated: bool
     clock: dict[str, Any] | None
     creator: str
+    creator_bot: bool = False
+    """The creator is a bot account (the "BOT" badge)."""
 
 
 class OpenGames(Answer):

@@ -68,6 +68,8 @@ class Profile(Answer):
     """``GET /api/players/{name}``: a public profile."""
 
     name: str
+    bot: bool
+    """A bot account (the "BOT" badge)."""
     stats: list[ProfileStats]
     recent: list[ProfileGame]
 

@@ -14,6 +14,7 @@ from rebirth.server.api.deps import RegistryDep, SettingsDep
 from rebirth.server.api.pages import page
 from rebirth.server.errors import ApiError, texts
 from rebirth.server.pages.data import require_board
+from rebirth.server.persistence import botaccounts as bot_accounts
 from rebirth.server.persistence import ratings as rs
 from rebirth.server.persistence.store import Store
 
@@ -63,7 +64,8 @@ def _profile(store: Store, name: str) -> dict[str, Any] | None:
     recent = [{k: g[k] for k in ("game", "board", "players", "seat", "score", "place", "scores",
                                  "rated", "at")} | {"page": f"/game/{g['game']}"}
               for g in rs.recent_games(store, account)]
-    return {"name": shown, "stats": out, "recent": recent}
+    bot = bool(bot_accounts.bot_names(store, [shown]))
+    return {"name": shown, "bot": bot, "stats": out, "recent": recent}
 
 
 @router.get("/api/players/{name}", response_model=a.Profile)

@@ -36,6 +36,7 @@ log = logging.getLogger("rebirth.server.operations.throttle")
 
 HTTP_RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ("POST", re.compile(r"/api/games/?"), "create"),
+    ("POST", re.compile(r"/api/challenges/?"), "create"),  # a challenge makes a game when accepted
     ("POST", re.compile(r"/api/score/?"), "score"),
     ("*", re.compile(r"/api/tables(/.*)?"), "table"),
     ("POST", re.compile(r"/api/account/email/?"), "signin"),

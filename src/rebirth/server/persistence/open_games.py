@@ -156,7 +156,8 @@ def list_open(store: Store, limit: int = 100) -> list[dict[str, Any]]:
     """The listed games still playing with at least one open seat, newest first."""
     left = (select(open_seats.c.game, func.count().label("n")).where(open_seats.c.account.is_(None))
             .group_by(open_seats.c.game).subquery())
-    q = (select(listings, left.c.n, accounts.c.name.label("creator_name"))
+    q = (select(listings, left.c.n, accounts.c.name.label("creator_name"),
+                accounts.c.bot.label("creator_bot"))
          .join(left, left.c.game == listings.c.game)
          .join(games, games.c.id == listings.c.game)
          .join(accounts, accounts.c.id == listings.c.creator)
@@ -166,7 +167,7 @@ def list_open(store: Store, limit: int = 100) -> list[dict[str, Any]]:
         rows = c.execute(q).all()
     return [{"game": r.game, "board": r.board, "players": int(r.players), "open_seats": int(r.n),
              "rated": bool(r.rated), "clock": None if r.clock is None else json.loads(r.clock),
-             "creator": r.creator_name} for r in rows]
+             "creator": r.creator_name, "creator_bot": bool(r.creator_bot)} for r in rows]
 
 
 # ---------------------------------------------------------------------------- pairing

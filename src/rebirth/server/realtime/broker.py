@@ -74,6 +74,22 @@ def parse_chat(data: Any) -> tuple[str, int] | None:
     return game, seq
 
 
+def parse_bot(data: Any) -> tuple[str, int] | None:
+    """The (account, event number) of a bot-event notice ``{"account": id, "event": n}`` —
+    "bot account A has events up to n"; the events themselves are read from the database."""
+    try:
+        obj = json.loads(data)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    if not isinstance(obj, dict) or set(obj) != {"account", "event"}:
+        return None
+    account, seq = obj["account"], obj["event"]
+    if not isinstance(account, str) or len(account) > 64 or not isinstance(seq, int) \
+            or isinstance(seq, bool) or not 0 <= seq < 1 << 31:
+        return None
+    return account, seq
+
+
 class Broker:
     """This process's Redis connections: publish versions, receive the others' versions."""
 
@@ -91,6 +107,9 @@ class Broker:
         self.chat_channel = f"{prefix}chat"
         """Chat notices (server/social/social.py): a game id and a number, never a message."""
         self.on_chat = on_chat
+        self.bot_channel = f"{prefix}botevents"
+        """Bot-event notices (server/play/botevents.py): an account id and a number, never an event."""
+        self.on_bot: Notice | None = None
         self.worker = secrets.token_hex(6)
         """This process among the workers (random: names nothing but itself)."""
         self.on_notice = on_notice
@@ -170,6 +189,11 @@ class Broker:
     async def publish_chat(self, game: str, seq: int) -> None:
         """Say that the chat (or the rematch) of ``game`` is at ``seq`` (lossy, like versions)."""
         await asyncio.shield(self._queue(self.chat_channel, game, {"game": game, "chat": seq}))
+
+    async def publish_bot(self, account: str, seq: int) -> None:
+        """Say that bot account ``account`` has events up to ``seq`` (lossy: the events stream's
+        periodic look heals a lost one)."""
+        await asyncio.shield(self._queue(self.bot_channel, account, {"account": account, "event": seq}))
 
     def _queue(self, channel: str, game: str, obj: dict[str, Any]) -> asyncio.Future[None]:
         loop = asyncio.get_running_loop()
@@ -321,7 +345,7 @@ class Broker:
             client = aioredis.from_url(self.url, socket_connect_timeout=SOCKET_TIMEOUT)
             pubsub = client.pubsub(ignore_subscribe_messages=True)
             try:
-                await pubsub.subscribe(self.chat_channel)
+                await pubsub.subscribe(self.chat_channel, self.bot_channel)
                 # Set first: a game watched while the others are being subscribed sends its own.
                 self._pubsub = pubsub
                 watched = sorted(self._watched)
@@ -353,6 +377,11 @@ class Broker:
                         chat = parse_chat(msg.get("data"))
                         if chat is not None and self.on_chat is not None:
                             self.on_chat(*chat)
+                        continue
+                    if channel == self.bot_channel:
+                        bot = parse_bot(msg.get("data"))
+                        if bot is not None and self.on_bot is not None:
+                            self.on_bot(*bot)
                         continue
                     got = parse(msg.get("data"))
                     # A game's notice comes on that game's channel only.
