@@ -121,6 +121,14 @@ def test_win_chart_end_labels_never_overlap(tmp_path: Path, new_context: Any) ->
                     apart = (a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"]
                              or a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"])
                     assert apart, (name, a, b)
+            # The page is never wider than the screen (the table scrolls by itself), so the
+            # letters are on screen too.
+            width = viewport["width"]
+            wide = page.evaluate("(w) => [...document.querySelectorAll('body *')].filter((e) => "
+                                 "e.getBoundingClientRect().right > w + 1).slice(0, 6).map((e) => "
+                                 "`${e.tagName}#${e.id}.${e.className?.baseVal ?? e.className}`)", width)
+            assert page.evaluate("document.documentElement.scrollWidth") <= width, wide
+            assert all(b is not None and b["x"] + b["width"] <= width for b in boxes), (name, boxes)
             save_png(page, f"analysis-chart-{name}.png")
             assert page.errors == []  # type: ignore[attr-defined]
     finally:

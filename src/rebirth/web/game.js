@@ -575,7 +575,7 @@ function analysisSection() {
     }
   }
   box.append(h("p", { class: "help" }, t(S.lang, "analysis.help", { worlds: data.worlds })),
-    h("div", { class: "end-grid" }, h("div", {}, table),
+    h("div", { class: "end-grid" }, h("div", { class: "analysis-scroll" }, table),
       h("div", { class: "end-chart", id: "win-chart" }, h("h4", {}, t(S.lang, "analysis.chart")),
         scoreChart(winSeries(data), n, t(S.lang, "analysis.move"), S.model.colours))),
     h("h4", {}, t(S.lang, "analysis.costliest")), h("ol", { class: "costliest" }, ...costly));
