@@ -90,6 +90,9 @@ def test_the_account_page_makes_a_bot_account_and_the_badge_shows(
     assert game.locator("li.player[data-seat='0'] .bot-badge").count() == 0
     badge = game.locator("li.player[data-seat='1'] .bot-badge")
     assert badge.text_content() == "BOT" and (badge.get_attribute("title") or "")
+    # Said once: the badge, not also the "Bot" mark; and whether the program is connected.
+    seat1 = game.locator("li.player[data-seat='1']")
+    assert seat1.locator(".botmark").count() == 0 and seat1.locator(".dot").count() == 1
     _shot(game, f"game-bot-badge-{lang}.png")
     player = hctx.new_page()
     player.goto(f"{srv.url}/players/Robo{lang.upper()}")

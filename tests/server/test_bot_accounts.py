@@ -7,6 +7,7 @@ token, no seed, no card)."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import threading
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from sqlalchemy import select
 
 from canaries import SEED_CANARY, canary_game
@@ -28,7 +30,7 @@ from rebirth.engine.game import Game
 from rebirth.server.accounts.store import account_for_email, new_session
 from rebirth.server.persistence.botaccounts import bot_tokens
 from rebirth.server.persistence.store import Store
-from server import botkit, livekit
+from server import botkit, livekit, pgkit
 
 
 class Person:
@@ -292,6 +294,38 @@ def test_limits_give_a_readable_429_with_retry_after(tmp_path: Path) -> None:
         assert 86000 < retry <= 86400 and err["details"]["retry_after"] == retry
 
 
+@pytest.mark.parametrize("db", ["sqlite", "postgresql"])
+def test_racing_accepts_cannot_pass_the_concurrency_limit_together(tmp_path: Path, db: str) -> None:
+    """The limit is judged in the accept's own transaction (the bot's row locked), with the
+    accepted challenges whose game is still being made counted: of five accepts released at
+    once with a limit of one game, exactly one starts a game, the others get 429 and stay open."""
+    with contextlib.ExitStack() as stack:
+        kw: dict[str, Any] = {"bot_max_games": 1, "bot_games_per_day": 0}
+        if db == "postgresql":
+            kw["database_url"] = stack.enter_context(pgkit.database())
+        url, app = stack.enter_context(server(tmp_path, **kw))
+        store = _store(app)
+        bot, tok = make_bot(url, store)
+        human = Person(url, store, "ike@example.org")
+        ids = [_challenge(human, bot.account.name).json()["id"] for _ in range(5)]
+        gate = threading.Barrier(len(ids))
+        got: dict[str, int] = {}
+
+        def accept(cid: str) -> None:
+            gate.wait(10)
+            got[cid] = httpx.post(f"{url}/api/challenges/{cid}/accept", headers=_bearer(tok),
+                                  timeout=30).status_code
+
+        threads = [threading.Thread(target=accept, args=(cid,)) for cid in ids]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert sorted(got.values()) == [200, 429, 429, 429, 429], got
+        states = sorted(human.get(f"/api/challenges/{cid}").json()["status"] for cid in ids)
+        assert states == ["accepted", "open", "open", "open", "open"]
+
+
 def test_a_revoked_token_is_refused_401_everywhere(tmp_path: Path) -> None:
     with server(tmp_path) as (url, app):
         store = _store(app)
@@ -336,6 +370,48 @@ def test_a_revoked_token_is_refused_401_everywhere(tmp_path: Path) -> None:
             httpx.get(f"{url}/api/bot/stream/events", headers=_bearer("bot_junk"), timeout=10).status_code
             == 401
         )
+
+
+def test_revoking_the_token_ends_its_open_streams(tmp_path: Path) -> None:
+    """A revoked API token also ends the streams it opened (within the keep-alive interval, on
+    every worker: the stream reads its token again), not only the next request with it."""
+    with server(tmp_path, bot_keepalive_s=0.3) as (url, app):
+        store = _store(app)
+        bot, tok = make_bot(url, store)
+        human = Person(url, store, "hal@example.org")
+        cid = _challenge(human, bot.account.name).json()["id"]
+        ans = httpx.post(f"{url}/api/challenges/{cid}/accept", headers=_bearer(tok), timeout=10)
+        gid = ans.json()["game"]
+        ended: dict[str, float] = {}
+        opened = threading.Barrier(3)
+
+        def read(name: str, path: str) -> None:
+            with httpx.Client(timeout=httpx.Timeout(10.0, read=15.0)) as c, \
+                    c.stream("GET", f"{url}{path}", headers=_bearer(tok)) as r:
+                assert r.status_code == 200
+                lines = r.iter_lines()
+                next(lines)  # the first line: the stream is open
+                opened.wait(10)
+                for _ in lines:
+                    pass
+            ended[name] = time.monotonic()
+
+        paths = (("game", f"/api/bot/games/{gid}/stream"), ("events", "/api/bot/stream/events"))
+        readers = [threading.Thread(target=read, args=(n, p), daemon=True) for n, p in paths]
+        for t in readers:
+            t.start()
+        opened.wait(10)
+        time.sleep(1.0)
+        assert ended == {}, "a stream ended before its token was revoked"
+        t0 = time.monotonic()
+        assert httpx.request("DELETE", f"{url}/api/account/bot/token", headers=bot.headers,
+                             timeout=10).json() == {"revoked": 1}
+        for t in readers:
+            t.join(10)
+        assert sorted(ended) == ["events", "game"], ended
+        assert all(v - t0 < 3.0 for v in ended.values()), {k: v - t0 for k, v in ended.items()}
+        r = httpx.get(f"{url}/api/bot/games/{gid}/stream", headers=_bearer(tok), timeout=10)
+        assert r.status_code == 401 and r.json()["error"]["code"] == "revoked"
 
 
 def test_the_events_stream_keeps_alive_and_tells_what_waits_on_reconnect(tmp_path: Path) -> None:

@@ -82,15 +82,26 @@ def test_the_cli_as_a_bot_account_accepts_a_challenge_and_plays_it(tmp_path: Pat
             got = _challenger_seat(human, r.json()["id"])
             assert got["status"] == "accepted"
             box: dict[str, object] = {}
-            t = threading.Thread(
-                target=lambda: box.update(
-                    r=play(RemoteSeat([url], got["game"], got["token"]), FunctionPolicy(botkit.first_legal))
-                ),
-                daemon=True,
-            )
+
+            def human_plays() -> None:
+                try:
+                    seat = RemoteSeat([url], got["game"], got["token"])
+                    box["r"] = play(seat, FunctionPolicy(botkit.first_legal))
+                except BaseException as exc:  # reported below: the bot would wait for ever
+                    box["error"] = exc
+
+            t = threading.Thread(target=human_plays, daemon=True)
             t.start()
-            out, err = proc.communicate(timeout=600)
+            try:
+                out, err = proc.communicate(timeout=420)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                out, err = proc.communicate(timeout=10)
+                summary = httpx.get(f"{url}/api/games/{got['game']}", timeout=10).json()
+                raise AssertionError(f"the CLI did not finish: human side {box!r}; game {summary!r}; "
+                                     f"CLI stderr {err[-4000:]!r}") from None
             t.join(60)
+            assert "error" not in box, box
         finally:
             if proc.poll() is None:
                 proc.kill()

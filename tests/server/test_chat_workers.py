@@ -45,7 +45,7 @@ def test_chat_crosses_workers_and_redis_carries_no_text(tmp_path: Path) -> None:
     with database() as db, redis_server() as r:
         pfx = prefix()
         seen: list[tuple[str, str]] = []
-        sub = redis.Redis.from_url(r.url).pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+        sub = redis.Redis.from_url(r.url).pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call, unused-ignore]
         sub.psubscribe("*")
         stop = threading.Event()
 

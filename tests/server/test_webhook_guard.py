@@ -193,4 +193,6 @@ def test_a_public_name_is_accepted_at_registration(tmp_path: Path, monkeypatch: 
     asked = fake_dns(monkeypatch, {"hooks.example.org": ["93.184.215.14", "2606:4700::1111"]})
     r = _register(tmp_path, "https://hooks.example.org/hook", later=later)
     assert r.status_code in (200, 201), r.text
-    assert asked == ["hooks.example.org"]
+    # Registration asked for this name only; when it is the seat's turn, the notice's own
+    # delivery may already have resolved it again in the background (by design).
+    assert asked and set(asked) == {"hooks.example.org"}

@@ -228,7 +228,7 @@ def test_nothing_secret_crosses_redis(tmp_path: Path) -> None:
     with database() as db, redis_server() as r:
         pfx = prefix()
         messages: list[tuple[str, str]] = []
-        sub = redis.Redis.from_url(r.url).pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+        sub = redis.Redis.from_url(r.url).pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call, unused-ignore]
         sub.psubscribe("*")  # every channel, ours or not
         stop = threading.Event()
 

@@ -6,9 +6,7 @@ repeat the open challenges and the games under way: nothing is missed, nothing p
 
 from __future__ import annotations
 
-import json
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +15,7 @@ import httpx
 
 from rebirth.client.play import Result, play
 from rebirth.client.policy import Policy
-from rebirth.client.remote import Backoff, ClientError, RemoteSeat, _refusal
+from rebirth.client.remote import Backoff, RemoteSeat, follow
 
 EventHandler = Callable[[dict[str, Any]], None]
 
@@ -45,29 +43,7 @@ class BotAccount:
     def events(self) -> Iterator[dict[str, Any]]:
         """Every event line (keep-alives skipped), reconnecting after a drop; for ever (the
         caller stops reading). A revoked or unknown token raises :class:`ClientError`."""
-        last_line = time.monotonic()
-        while True:
-            try:
-                with self.http.stream("GET", f"{self.base}/api/bot/stream/events", headers=self._auth) as r:
-                    if r.status_code != 200:
-                        r.read()
-                        if r.status_code in (401, 403, 404):
-                            raise _refusal(r)
-                        raise httpx.TransportError(f"status {r.status_code}")
-                    for raw in r.iter_lines():
-                        last_line = time.monotonic()
-                        if not raw.strip():
-                            continue
-                        self.backoff.reset()
-                        line: dict[str, Any] = json.loads(raw)
-                        yield line
-            except (httpx.TransportError, httpx.DecodingError, json.JSONDecodeError):
-                pass
-            if time.monotonic() - last_line > self.give_up_s:
-                raise ClientError(503, "unreachable", f"no line for {self.give_up_s:g} s")
-            self.reconnects += 1
-            self._server += 1
-            time.sleep(self.backoff.wait())
+        return follow(self, "/api/bot/stream/events", self._auth)
 
     def answer(self, challenge: str, accept: bool, reason: str = "later") -> httpx.Response:
         """Accept or decline a challenge (the answer as it came: 200, 409 when another answer

@@ -9,7 +9,7 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 import httpx
@@ -76,6 +76,50 @@ class Backoff:
         self.tries = 0
 
 
+class Reconnecting(Protocol):
+    """What :func:`follow` needs of a client: its servers and how it waits between tries."""
+
+    servers: list[str]
+    http: httpx.Client
+    backoff: Backoff
+    give_up_s: float
+    reconnects: int
+    _server: int
+
+
+def follow(client: Reconnecting, path: str, headers: dict[str, str],
+           params: Callable[[], dict[str, str]] | None = None) -> Iterator[dict[str, Any]]:
+    """The lines of an NDJSON stream at ``path`` (keep-alives skipped), for ever: after a drop
+    (a worker restarted, a proxy's hiccup) the next server, after a pause, with ``params()``
+    read anew (a resumed stream says where it was). A refusal (401/403/404) raises
+    :class:`ClientError`; so does a silence of ``give_up_s`` seconds. The caller stops reading."""
+    last_line = time.monotonic()
+    while True:
+        base = client.servers[client._server % len(client.servers)]
+        try:
+            with client.http.stream("GET", f"{base}{path}", params=params() if params else None,
+                                    headers=headers) as r:
+                if r.status_code != 200:
+                    r.read()
+                    if r.status_code in (401, 403, 404):
+                        raise _refusal(r)
+                    raise httpx.TransportError(f"status {r.status_code}")
+                for raw in r.iter_lines():
+                    last_line = time.monotonic()
+                    if not raw.strip():
+                        continue  # keep-alive
+                    line: dict[str, Any] = json.loads(raw)
+                    client.backoff.reset()
+                    yield line
+        except (httpx.TransportError, httpx.DecodingError, json.JSONDecodeError):
+            pass
+        if time.monotonic() - last_line > client.give_up_s:
+            raise ClientError(503, "unreachable", f"no line for {client.give_up_s:g} s")
+        client.reconnects += 1
+        client._server += 1
+        time.sleep(client.backoff.wait())
+
+
 @dataclass
 class RemoteSeat:
     """One seat of one game, played over the bot API with the seat's token.
@@ -128,36 +172,13 @@ class RemoteSeat:
     def lines(self) -> Iterator[dict[str, Any]]:
         """Every line of the seat's stream (keep-alives skipped), reconnecting after a drop and
         resuming from :attr:`version`; ends after the ``over`` line."""
-        last_line = time.monotonic()
-        while True:
-            try:
-                params = {"since": str(self.version)}
-                with self.http.stream("GET", f"{self.base}/api/bot/games/{self.game}/stream",
-                                      params=params, headers=self._auth) as r:
-                    if r.status_code != 200:
-                        r.read()
-                        if r.status_code in (401, 403, 404):
-                            raise _refusal(r)
-                        raise httpx.TransportError(f"status {r.status_code}")
-                    for raw in r.iter_lines():
-                        last_line = time.monotonic()
-                        if not raw.strip():
-                            continue  # keep-alive
-                        line: dict[str, Any] = json.loads(raw)
-                        self.backoff.reset()
-                        if line.get("type") in ("game", "state"):
-                            self.version = int(line["version"])
-                        yield line
-                        if line.get("type") == "over":
-                            return
-            except (httpx.TransportError, httpx.DecodingError, json.JSONDecodeError):
-                pass
-            # Dropped (a worker restarted, the network): another server, after a pause.
-            if time.monotonic() - last_line > self.give_up_s:
-                raise ClientError(503, "unreachable", f"no line for {self.give_up_s:g} s")
-            self.reconnects += 1
-            self._next_server()
-            time.sleep(self.backoff.wait())
+        for line in follow(self, f"/api/bot/games/{self.game}/stream", self._auth,
+                           lambda: {"since": str(self.version)}):
+            if line.get("type") in ("game", "state"):
+                self.version = int(line["version"])
+            yield line
+            if line.get("type") == "over":
+                return
 
     # ------------------------------------------------------------------ moves
 

@@ -103,17 +103,24 @@ async function botAction(ev) {
   const id = ev.currentTarget.id;
   $("error").textContent = "";
   try {
+    let token = null;
     if (id === "bot-upgrade") {
       if (!confirm(t(lang, "account.bot.confirm"))) return;
-      showToken(await api("/api/account/bot", { method: "POST" }));
+      token = await api("/api/account/bot", { method: "POST" });
     } else if (id === "bot-renew") {
-      showToken(await api("/api/account/bot/token", { method: "POST" }));
+      token = await api("/api/account/bot/token", { method: "POST" });
     } else {
       await api("/api/account/bot/token", { method: "DELETE" });
+    }
+    // The account's new state is read before anything is drawn, so the token, the badge and
+    // the buttons change together (never a token shown beside a "not a bot" section).
+    const me = await api("/api/account");
+    if (token) showToken(token);
+    else {
       $("bot-token-box").hidden = true;
       $("status").textContent = t(lang, "account.bot.revoked");
     }
-    showBot(await api("/api/account"));
+    showBot(me);
   } catch (e) { fail(e); }
 }
 

@@ -338,7 +338,7 @@ function renderPlayers() {
       h("span", { class: "swatch", style: `background:${colour(i)}` }, SEAT_LETTERS[i]),
       h("span", { class: "pname" }, S.names[i], S.bots[i] ? [" ", botBadge(S.lang)] : "",
         i === S.seat ? ` (${t(S.lang, "you")})` : "",
-        presenceMark(S.lang, S.kinds[i], online)),
+        presenceMark(S.lang, S.kinds[i], online, !!S.bots[i])),
       h("dl", {},
         h("dt", {}, t(S.lang, "panel.score")), h("dd", { class: "score" }, v.scores[i]),
         h("dt", {}, t(S.lang, "panel.tiles")), h("dd", {}, (v.supply_counts[i] || 0) + (v.hand_counts[i] || 0)),

@@ -101,8 +101,16 @@ export const rememberTable = (entry) => tables.remember(entry);
 
 /** The presence mark after a seat's name: online/offline for a person; a bot is never "offline"
  * (it plays on the server), so it is marked as a bot instead. */
-export function presenceMark(lang, kind, online) {
+export function presenceMark(lang, kind, online, badged = false) {
+  const dot = presenceDot(lang, online);
+  // A program at a remote seat is online while its stream is open, so it gets the dot too; a
+  // bot account's seat already wears the BOT badge, so the "Bot" mark would say it twice.
+  if (kind === "remote") return badged ? dot : [h("span", { class: "botmark", title: t(lang, "kind.remote") }, t(lang, "game.bot")), " ", dot];
   if (kind && kind !== "human") return h("span", { class: "botmark", title: t(lang, `kind.${kind}`) }, t(lang, "game.bot"));
+  return dot;
+}
+
+function presenceDot(lang, online) {
   const word = t(lang, online ? "game.online" : "game.offline");
   return h("span", { class: `dot ${online ? "on" : "off"}`, title: word }, h("span", { class: "sr-only" }, word));
 }

@@ -15,7 +15,8 @@ client address); a refusal is a 429 with ``Retry-After``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -77,6 +78,39 @@ async def _account_seat(game_id: str, registry: RegistryDep, token: str) -> tupl
 SeatToken = Annotated[tuple[TokenRow, str], Depends(seat_token)]
 
 
+class TokenWatch:
+    """Reads an open stream's token again every ``every`` seconds: a token revoked on any
+    worker (a seat's link re-opened, a bot account's token revoked or renewed) ends the streams
+    opened with it within that time, as the next request with it is refused. The check is a
+    database read, so it is spaced out rather than made per line."""
+
+    def __init__(self, valid: Callable[[], Awaitable[bool]], every: float) -> None:
+        self.valid = valid
+        self.every = every
+        self._next = time.monotonic() + every
+
+    async def revoked(self) -> bool:
+        """True once the token is no longer good (checked at most every ``every`` seconds)."""
+        now = time.monotonic()
+        if now < self._next:
+            return False
+        self._next = now + self.every
+        return not await self.valid()
+
+
+def refused_to(check: Callable[[], Awaitable[object]]) -> Callable[[], Awaitable[bool]]:
+    """``check`` (a dependency that raises :class:`ApiError` for a bad token) as a yes/no."""
+
+    async def valid() -> bool:
+        try:
+            await check()
+        except ApiError:
+            return False
+        return True
+
+    return valid
+
+
 async def limited(request: Request, settings: SettingsDep, key: str) -> JSONResponse | None:
     """The socket's rate limits: per ``key`` (a token, as per connection) and per client address."""
     throttle: Throttle = request.app.state.throttle
@@ -100,6 +134,7 @@ STREAM_DOC: dict[int | str, dict[str, Any]] = {
 
 @router.get("/games/{game_id}/stream", response_class=StreamingResponse, responses=STREAM_DOC)
 async def stream(hub: GameHub, seat: SeatToken, request: Request, settings: SettingsDep,
+                 registry: RegistryDep, token: BearerToken,
                  since: Annotated[int, Query(ge=-1, le=2**31)] = -1,
                  limit: Annotated[int | None, Query(ge=1, le=100_000)] = None) -> Any:
     """The seat's game as NDJSON: a ``game`` line, a ``state`` line after every committed
@@ -113,18 +148,24 @@ async def stream(hub: GameHub, seat: SeatToken, request: Request, settings: Sett
         return refused
     assert tok.seat is not None
     st = await hub.open_stream(tok.seat, token_hash, since)
-    return StreamingResponse(_lines(hub, st, settings.bot_keepalive_s, limit), media_type=NDJSON,
+    watch = TokenWatch(refused_to(lambda: seat_token(hub.id, registry, token)), settings.bot_keepalive_s)
+    return StreamingResponse(_lines(hub, st, settings.bot_keepalive_s, limit, watch), media_type=NDJSON,
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
-async def _lines(hub: Session, st: SeatStream, keepalive: float, limit: int | None) -> AsyncIterator[bytes]:
+async def _lines(hub: Session, st: SeatStream, keepalive: float, limit: int | None,
+                 watch: TokenWatch) -> AsyncIterator[bytes]:
     left = limit
     try:
         while True:
             try:
                 line = await asyncio.wait_for(st.queue.get(), keepalive)
             except TimeoutError:
-                yield KEEPALIVE
+                line = KEEPALIVE
+            if await watch.revoked():
+                return  # the reconnect is refused with the reason (401/403 ``revoked``)
+            if line is KEEPALIVE:
+                yield line
                 continue
             if line is None:
                 return

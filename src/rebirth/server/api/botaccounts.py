@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import math
 import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
@@ -38,7 +37,7 @@ from rebirth.engine.game import Game, SetupError
 from rebirth.engine.messages import UserError
 from rebirth.server.accounts.store import device_token, name_key, own_seat, set_game_meta
 from rebirth.server.api.answers import Answer
-from rebirth.server.api.bot import limited
+from rebirth.server.api.bot import TokenWatch, limited, refused_to
 from rebirth.server.api.deps import (
     BearerToken,
     CurrentAccount,
@@ -59,8 +58,6 @@ from rebirth.server.settings import Settings
 router = APIRouter(prefix="/api", tags=["bot accounts"])
 
 NDJSON = "application/x-ndjson"
-BUSY_RETRY_S = 60
-"""The ``Retry-After`` of a bot playing as many games as it may (a game must end first)."""
 
 
 # ---------------------------------------------------------------------------- answers
@@ -173,24 +170,25 @@ async def revoke_token(account: CurrentAccount, registry: RegistryDep) -> dict[s
 # ---------------------------------------------------------------------------- limits
 
 
+def _limits(settings: Settings) -> ba.Limits:
+    return ba.Limits(settings.bot_max_games, settings.bot_games_per_day)
+
+
+def limit_error(hit: ba.LimitReached, name: str) -> LimitError:
+    """The readable 429 of a bot at its limits (``Retry-After``: when one more may start)."""
+    if hit.limit == "concurrent":
+        return LimitError("bot_busy", texts("server.bot_busy", bot=name, n=hit.most), hit.wait,
+                          {"limit": "concurrent", "max": hit.most})
+    return LimitError("bot_day_limit", texts("server.bot_day_limit", bot=name, n=hit.most, seconds=hit.wait),
+                      hit.wait, {"limit": "per_day", "max": hit.most})
+
+
 async def check_limits(store: Any, settings: Settings, bot: str, name: str) -> None:
     """429 when the bot plays ``bot_max_games`` games now or accepted ``bot_games_per_day`` in
-    the last 24 hours (``Retry-After``: when one more may start)."""
-    if settings.bot_max_games:
-        n = await asyncio.to_thread(ba.playing, store, bot)
-        if n >= settings.bot_max_games:
-            raise LimitError("bot_busy", texts("server.bot_busy", bot=name, n=settings.bot_max_games),
-                             BUSY_RETRY_S, {"limit": "concurrent", "max": settings.bot_max_games})
-    if settings.bot_games_per_day:
-        now = time.time()
-        starts = await asyncio.to_thread(ba.started_since, store, bot, now - ba.DAY)
-        if len(starts) >= settings.bot_games_per_day:
-            # One more may start when the oldest of the last ``per_day`` leaves the window.
-            frees = starts[len(starts) - settings.bot_games_per_day] + ba.DAY
-            wait = max(1, math.ceil(frees - now))
-            raise LimitError("bot_day_limit", texts("server.bot_day_limit", bot=name,
-                                                    n=settings.bot_games_per_day, seconds=wait),
-                             wait, {"limit": "per_day", "max": settings.bot_games_per_day})
+    the last 24 hours (the early answer to a challenge; the accept decides in its transaction)."""
+    hit = await asyncio.to_thread(ba.limits_now, store, bot, _limits(settings))
+    if hit is not None:
+        raise limit_error(hit, name)
 
 
 # ---------------------------------------------------------------------------- challenges
@@ -296,11 +294,13 @@ async def accept(challenge_id: str, bot: BotDep, registry: RegistryDep, settings
     """The bot accepts: the game is made (the challenger's seat and the bot's ``remote`` seat,
     both their accounts'), and the bot is told ``gameStart``. Over its limits: 429."""
     store = registry.store
-    await check_limits(store, settings, bot.account, bot.name)
     try:
-        ch = await asyncio.to_thread(ba.decide, store, challenge_id, "accepted", bot=bot.account)
+        ch = await asyncio.to_thread(ba.decide, store, challenge_id, "accepted", bot=bot.account,
+                                     limits=_limits(settings))
     except ba.BotRefused as exc:
         raise _refused(exc) from None
+    except ba.LimitReached as exc:
+        raise limit_error(exc, bot.name) from None
     try:
         ch = await _start(registry, settings, ch)
     except Exception:
@@ -373,7 +373,7 @@ def _line(obj: dict[str, Any]) -> bytes:
 
 @router.get("/bot/stream/events", response_class=StreamingResponse, responses=EVENTS_DOC)
 async def events(bot: BotDep, registry: RegistryDep, settings: SettingsDep, request: Request,
-                 limit: Annotated[int | None, Query(ge=1, le=100_000)] = None) -> Any:
+                 token: BearerToken, limit: Annotated[int | None, Query(ge=1, le=100_000)] = None) -> Any:
     """The bot account's events as NDJSON: first the challenges waiting for it and its games
     under way (lines without ``id``), then each new event as it is committed (``id``: its
     number); an empty line when nothing happened for ``bot_keepalive_s`` seconds. ``limit``: the
@@ -382,12 +382,14 @@ async def events(bot: BotDep, registry: RegistryDep, settings: SettingsDep, requ
     if refused is not None:
         return refused
     hub = _events(request)
-    return StreamingResponse(_event_lines(hub, registry, settings, bot.account, limit), media_type=NDJSON,
+    watch = TokenWatch(refused_to(lambda: bot_auth(registry, token)), settings.bot_keepalive_s)
+    lines = _event_lines(hub, registry, settings, bot.account, limit, watch)
+    return StreamingResponse(lines, media_type=NDJSON,
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 async def _event_lines(hub: BotEvents, registry: Registry, settings: Settings, account: str,
-                       limit: int | None) -> AsyncIterator[bytes]:
+                       limit: int | None, watch: TokenWatch) -> AsyncIterator[bytes]:
     store = registry.store
     wake = hub.listen(account)
     left = limit
@@ -412,6 +414,8 @@ async def _event_lines(hub: BotEvents, registry: Registry, settings: Settings, a
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(wake.wait(), wait)
             wake.clear()
+            if await watch.revoked():
+                return  # the reconnect is refused 401 ``revoked``
             rows = await asyncio.to_thread(ba.events_after, store, account, last)
             lines = []
             for n, kind, body in rows:

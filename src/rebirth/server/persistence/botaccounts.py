@@ -15,6 +15,7 @@ bodies carry public facts only: names, boards, clocks, game ids and seats — no
 from __future__ import annotations
 
 import json
+import math
 import secrets
 import time
 from dataclasses import dataclass
@@ -96,6 +97,30 @@ class BotRefused(Exception):
     def __init__(self, code: str) -> None:
         super().__init__(code)
         self.code = code
+
+
+@dataclass(frozen=True)
+class Limits:
+    """A bot's game limits (0: none): games at once, and accepted in 24 hours."""
+
+    concurrent: int = 0
+    per_day: int = 0
+
+
+class LimitReached(Exception):
+    """An accept over a bot's limits: ``limit`` (``concurrent`` or ``per_day``), its ``max``,
+    and the seconds until one more may start."""
+
+    def __init__(self, limit: str, most: int, wait: int) -> None:
+        super().__init__(limit)
+        self.limit = limit
+        self.most = most
+        self.wait = wait
+
+
+BUSY_RETRY_S = 60
+"""``Retry-After`` of a bot that plays its most games at once (a game's end is not known in
+advance: a minute, then ask again)."""
 
 
 @dataclass(frozen=True)
@@ -239,17 +264,51 @@ def bot_seats(store: Store, game: str) -> set[int]:
 def playing(store: Store, account: str) -> int:
     """The account's games still playing."""
     with store.engine.connect() as c:
-        return int(c.execute(select(func.count(func.distinct(account_seats.c.game))).select_from(
-            account_seats).join(games, games.c.id == account_seats.c.game).where(
-            account_seats.c.account == account, games.c.status == "playing")).scalar() or 0)
+        return _playing(c, account)
+
+
+def limits_now(store: Store, account: str, limits: Limits) -> LimitReached | None:
+    """:func:`over_limits` read now (a challenge made to a bot at its limits is refused early;
+    the accept decides again, in its transaction)."""
+    with store.engine.connect() as c:
+        return over_limits(c, account, limits, time.time())
 
 
 def started_since(store: Store, account: str, since: float) -> list[float]:
     """When the bot's accepted challenges since ``since`` were accepted (oldest first)."""
     with store.engine.connect() as c:
-        return [float(t) for t in c.execute(select(challenges.c.decided).where(
+        return _started_since(c, account, since)
+
+
+def _started_since(c: Connection, account: str, since: float) -> list[float]:
+    return [float(t) for t in c.execute(select(challenges.c.decided).where(
+        challenges.c.bot == account, challenges.c.status == "accepted",
+        challenges.c.decided >= since).order_by(challenges.c.decided)).scalars()]
+
+
+def _playing(c: Connection, account: str) -> int:
+    return int(c.execute(select(func.count(func.distinct(account_seats.c.game))).select_from(
+        account_seats).join(games, games.c.id == account_seats.c.game).where(
+        account_seats.c.account == account, games.c.status == "playing")).scalar() or 0)
+
+
+def over_limits(c: Connection, account: str, limits: Limits, now: float) -> LimitReached | None:
+    """Whether one more game would put the bot over ``limits``: its games playing, plus the
+    challenges it accepted whose game is still being made (those count at once, so two
+    accepts at the same moment cannot both slip under the limit)."""
+    if limits.concurrent:
+        making = int(c.execute(select(func.count()).select_from(challenges).where(
             challenges.c.bot == account, challenges.c.status == "accepted",
-            challenges.c.decided >= since).order_by(challenges.c.decided)).scalars()]
+            challenges.c.game.is_(None))).scalar() or 0)
+        if _playing(c, account) + making >= limits.concurrent:
+            return LimitReached("concurrent", limits.concurrent, BUSY_RETRY_S)
+    if limits.per_day:
+        starts = _started_since(c, account, now - DAY)
+        if len(starts) >= limits.per_day:
+            # One more may start when the oldest of the last ``per_day`` leaves the window.
+            frees = starts[len(starts) - limits.per_day] + DAY
+            return LimitReached("per_day", limits.per_day, max(1, math.ceil(frees - now)))
+    return None
 
 
 # ---------------------------------------------------------------------------- events
@@ -355,15 +414,27 @@ def create_challenge(store: Store, challenger: str, bot: str, board: str, player
 
 
 def decide(store: Store, challenge_id: str, status: str, *, bot: str | None = None,
-           challenger: str | None = None, reason: str | None = None) -> Challenge:
+           challenger: str | None = None, reason: str | None = None,
+           limits: Limits | None = None) -> Challenge:
     """Accept, decline or cancel an open challenge: of several racing, exactly one changes it
     (``challenge_closed`` for the others). ``bot``/``challenger``: who may (the other side: unknown).
-    A decline or a cancel tells the bot; an accept's ``gameStart`` comes with its game."""
+    A decline or a cancel tells the bot; an accept's ``gameStart`` comes with its game. An
+    accept over ``limits`` raises :class:`LimitReached`, nothing changed: judged in the same
+    transaction, behind a lock of the bot's account row, so racing accepts are counted in turn."""
     with store.tx() as c:
         r = c.execute(_SELECT.where(challenges.c.id == challenge_id)).first()
         if r is None or (bot is not None and r.bot != bot) \
                 or (challenger is not None and r.challenger != challenger):
             raise BotRefused("unknown_challenge")
+        if status == "accepted" and limits is not None:
+            # FOR UPDATE on PostgreSQL; SQLite's BEGIN IMMEDIATE already serialises writers.
+            q = select(accounts.c.id).where(accounts.c.id == r.bot)
+            if c.dialect.name == "postgresql":
+                q = q.with_for_update()
+            c.execute(q)
+            hit = over_limits(c, str(r.bot), limits, time.time())
+            if hit is not None:
+                raise hit
         won = c.execute(update(challenges).where(challenges.c.id == challenge_id,
                                                  challenges.c.status == "open")
                         .values(status=status, decided=time.time(), reason=reason)).rowcount

@@ -399,7 +399,7 @@ class Broker:
                 self.connected = False
                 self._pubsub = None
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await pubsub.aclose()  # type: ignore[no-untyped-call, unused-ignore]  # typed in redis 8
                 with contextlib.suppress(Exception):
                     await client.aclose()
             await asyncio.sleep(backoff * (0.5 + random.random()))
