@@ -28,7 +28,7 @@ from rebirth.client.policy import FunctionPolicy, load
 from rebirth.client.remote import RemoteSeat
 from rebirth.engine.game import Game
 from rebirth.server.accounts.store import account_for_email, new_session
-from rebirth.server.persistence.botaccounts import bot_tokens
+from rebirth.server.persistence.botaccounts import bot_tokens, decide, reopen
 from rebirth.server.persistence.store import Store
 from server import botkit, livekit, pgkit
 
@@ -292,6 +292,25 @@ def test_limits_give_a_readable_429_with_retry_after(tmp_path: Path) -> None:
         # The window frees a place 24 hours after the accepted one.
         retry = int(r.headers["Retry-After"])
         assert 86000 < retry <= 86400 and err["details"]["retry_after"] == retry
+
+
+def test_the_challenger_reads_accepted_only_with_the_game(tmp_path: Path) -> None:
+    """Between the bot's accept and its game being made, the challenger's poll says ``open``
+    (a poll in that window once read ``accepted`` with no game, and the challenger's client
+    failed with 404 ``unknown_game``: the CLI test waited for ever on a loaded machine)."""
+    with server(tmp_path) as (url, app):
+        store = _store(app)
+        bot, tok = make_bot(url, store)
+        human = Person(url, store, "joy@example.org")
+        cid = _challenge(human, bot.account.name).json()["id"]
+        decide(store, cid, "accepted", bot=bot.account.id)  # the accept's first half only
+        got = human.get(f"/api/challenges/{cid}").json()
+        assert got["status"] == "open" and got["game"] is None and got["token"] is None
+        reopen(store, cid)
+        ans = httpx.post(f"{url}/api/challenges/{cid}/accept", headers=_bearer(tok), timeout=10)
+        assert ans.status_code == 200, ans.text
+        got = human.get(f"/api/challenges/{cid}").json()
+        assert got["status"] == "accepted" and got["game"] == ans.json()["game"] and got["token"]
 
 
 @pytest.mark.parametrize("db", ["sqlite", "postgresql"])

@@ -229,7 +229,12 @@ async def _challenger_answer(registry: Registry, ch: ba.Challenge, response: Res
         # The seat is the challenger's account's: this device's token of it, so the page opens it.
         token = await asyncio.to_thread(device_token, registry.store, ch.challenger, ch.game, ch.seat)
         response.headers["Cache-Control"] = "no-store"
-    return _answer(ch, ch.seat, token)
+    out = _answer(ch, ch.seat, token)
+    if ch.status == "accepted" and ch.game is None:
+        # Accepted but its game is still being made (or failed, and the challenge opens again):
+        # "accepted" promises the game, its seat and a token (docs/bot-api.md), so not yet.
+        out["status"] = "open"
+    return out
 
 
 @router.post("/challenges", status_code=201, response_model=ChallengeAnswer)
