@@ -93,7 +93,11 @@ def test_lobby_offers_clock_presets(quick_server: LiveServer, new_context: Any, 
     assert "Real-time: 5 min + 10 s per move" in labels
     assert {"Turn-based: 12 hours per move", "Turn-based: 24 hours per move",
             "Turn-based: 3 days per move"} <= set(labels)
+    # Who may change the clock (issue 26 item 6): asked only when there is a clock.
+    assert page.is_hidden("#clock-creator")
     page.select_option("#clock", "rt-300-10")
+    assert page.is_visible("#clock-creator") and not page.is_checked("#clock-creator")
+    page.check("#clock-creator")
     page.locator("#create").click()
     page.wait_for_selector("#links input.url")
     url = page.locator("#links input.url").first.input_value()
@@ -101,9 +105,15 @@ def test_lobby_offers_clock_presets(quick_server: LiveServer, new_context: Any, 
     summary = page.evaluate(f"fetch('/api/games/{g}').then((r) => r.json())")
     assert summary["clock"]["kind"] == "realtime" and summary["clock"]["initial_s"] == 300
     assert summary["clock"]["increment_s"] == 10
+    assert summary["clock"]["changes"] == "creator" and summary["clock"]["creator"] == 0
     page.select_option("#lang", "de")
     page.wait_for_function("document.querySelector('#clock option').textContent === 'Keine Uhr'")
     assert page.locator("#clock").input_value() == "rt-300-10"
+    assert "Nur ich" in (page.text_content("#clock-creator-row") or "")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.locator("#clock-creator-row").scroll_into_view_if_needed()
+    shot = save_png(page, "lobby-clock-creator-de-phone.png")
+    assert shot.stat().st_size > 0
 
 
 @pytest.fixture(scope="module")

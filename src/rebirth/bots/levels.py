@@ -66,6 +66,9 @@ class EasyBot(Bot):
     by immediate points, so it plays sensibly and leaves chances."""
 
     kind = "easy"
+    slip = 0.35
+    """Share of moves picked among the :attr:`pool` best by immediate points, not the best."""
+    pool = 5
 
     def choose(self, view: View) -> str:
         state = determinize(self.game, view, self.rng)
@@ -78,7 +81,7 @@ class EasyBot(Bot):
             # A random tiebreak: equal moves must not all pile up in one corner of the map.
             scored.append((child.score[me] - base, self.rng.random(), aid))
         scored.sort(reverse=True)
-        pool = scored[:1] if self.rng.random() < 0.65 else scored[:5]
+        pool = scored[:1] if self.rng.random() >= self.slip else scored[:self.pool]
         return state.action_text(pool[int(self.rng.random() * len(pool))][2])
 
 

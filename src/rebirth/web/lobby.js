@@ -169,7 +169,9 @@ async function create(ev) {
   }
   const body = { board: f.get("board"), players: n, seats, variants: f.getAll("variant"), lang,
     hotseat: f.get("hotseat") === "on", chat_in_record: f.get("chat_in_record") === "on",
-    clock: clockOf(f.get("clock")) };
+    clock: clockOf(f.get("clock")),
+    // Who may add time or turn the clock off (issue 26): every human seat by agreement, or the creator.
+    clock_changes: f.get("clock_creator") === "on" && clockOf(f.get("clock")) ? "creator" : "agreement" };
   const err = document.getElementById("error");
   err.textContent = "";
   try {
@@ -213,7 +215,12 @@ async function init() {
   for (const r of document.querySelectorAll("input[name=board]")) r.addEventListener("change", variantRows);
   document.getElementById("new").addEventListener("submit", create);
   seatRows(); variantRows(); showMine();
-  clockMenu(document.getElementById("clock"), lang);
+  const clockSel = document.getElementById("clock");
+  clockMenu(clockSel, lang);
+  // The choice of who may change the clock only means something when there is a clock.
+  const creatorRow = () => { document.getElementById("clock-creator-row").hidden = !clockOf(clockSel.value); };
+  clockSel.addEventListener("change", creatorRow);
+  creatorRow();
   await showAccount();
   document.body.dataset.ready = "1";
 }
