@@ -22,7 +22,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from rebirth.bots.base import Bot, make_bot
+from rebirth.bots.base import Bot
+from rebirth.bots.registry import make_bot
 from rebirth.engine.game import Game
 
 

@@ -16,7 +16,7 @@ import statistics
 import time
 from typing import Any
 
-from rebirth.bots.base import make_bot
+from rebirth.bots.registry import make_bot
 from rebirth.engine.game import Game
 from rebirth.engine.replay import draw_chance
 

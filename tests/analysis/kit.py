@@ -6,8 +6,8 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from rebirth.bots.base import make_bot
 from rebirth.bots.heuristic import score_actions
+from rebirth.bots.registry import make_bot
 from rebirth.engine.game import Game
 from rebirth.engine.records import Seat, make_record
 from rebirth.engine.state import State

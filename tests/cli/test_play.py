@@ -249,7 +249,7 @@ def test_ireland_x2_marker_decision(tmp_path: Path, monkeypatch: pytest.MonkeyPa
                                     capsys: pytest.CaptureFixture[str]) -> None:
     """Play the human's moves with a greedy policy until an x2 decision (I-8), then mark."""
     _need("ireland")
-    from rebirth.bots.base import make_bot
+    from rebirth.bots.registry import make_bot
 
     game = Game.create("ireland", 2)
     for seed in range(60):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 
 from rebirth.app.match import Match
-from rebirth.bots.base import BOT_KINDS, make_bot
 from rebirth.bots.expert import ExpertBot
 from rebirth.bots.mcts import MCTSBot
+from rebirth.bots.registry import BOT_KINDS, make_bot
 from rebirth.bots.value import heuristic_features, with_extras
 from rebirth.engine.determinize import determinize
 from rebirth.engine.game import Game

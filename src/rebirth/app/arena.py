@@ -22,7 +22,7 @@ from typing import Any
 from rebirth.app.distributed import BackendError, run_tasks
 from rebirth.app.fileio import write_atomic
 from rebirth.app.match import HUMAN, Match
-from rebirth.bots.base import BOT_KINDS
+from rebirth.bots.registry import BOT_KINDS
 from rebirth.engine.game import Game
 from rebirth.engine.messages import UserError
 

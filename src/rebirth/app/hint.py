@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from rebirth.analysis.estimate import Estimate, evaluate_actions
-from rebirth.bots.base import BotError, make_bot
+from rebirth.bots.base import BotError
 from rebirth.bots.mcts import Candidate, MCTSBot
+from rebirth.bots.registry import make_bot
 from rebirth.engine.board import Board
 from rebirth.engine.messages import UserError
 from rebirth.engine.records import replay

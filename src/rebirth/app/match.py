@@ -18,7 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rebirth.bots.base import Bot, make_bot
+from rebirth.bots.base import Bot
+from rebirth.bots.registry import make_bot
 from rebirth.engine import infoset
 from rebirth.engine.actions import ActionError, IllegalActionError
 from rebirth.engine.events import Event

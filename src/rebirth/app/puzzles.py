@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from rebirth.analysis import puzzles as finder
-from rebirth.bots.base import make_bot
+from rebirth.bots.registry import make_bot
 from rebirth.engine.actions import ActionError, parse_action
 from rebirth.engine.board import SETTLEMENT, builtin_names
 from rebirth.engine.determinize import ViewError, determinize, preview

@@ -1,4 +1,5 @@
-"""The bot interface and the registry of bot kinds and levels.
+"""The bot interface and the table the bot kinds and levels register in (looked up through
+:mod:`rebirth.bots.registry`, which imports every implementation).
 
 A bot is built for one seat of one :class:`~rebirth.engine.game.Game` (public
 rules and configuration) and afterwards receives nothing but that seat's
@@ -46,40 +47,18 @@ class Bot(ABC):
 
 
 BotFactory = Callable[[Game, int, "int | None"], Bot]
-_REGISTRY: dict[str, BotFactory] = {}
-_DESCRIPTIONS: dict[str, str] = {}
+REGISTRY: dict[str, BotFactory] = {}
+"""Every bot kind and level name with its factory (filled by :func:`register`)."""
+DESCRIPTIONS: dict[str, str] = {}
+"""Every bot kind and level name with its one-line description."""
 
 
 def register(name: str, description: str) -> Callable[[BotFactory], BotFactory]:
+    """Class or factory decorator: ``name`` builds bots with it."""
+
     def deco(factory: BotFactory) -> BotFactory:
-        _REGISTRY[name] = factory
-        _DESCRIPTIONS[name] = description
+        REGISTRY[name] = factory
+        DESCRIPTIONS[name] = description
         return factory
 
     return deco
-
-
-def make_bot(kind: str, game: Game, seat: int, seed: int | None = None) -> Bot:
-    """A bot of ``kind`` (a bot name or a level name) for ``seat``."""
-    _load()
-    key = kind.strip().lower()
-    if key not in _REGISTRY:
-        raise BotError("error.bot.unknown_kind", kind=repr(kind), known=", ".join(BOT_KINDS()))
-    return _REGISTRY[key](game, seat, seed)
-
-
-def BOT_KINDS() -> list[str]:
-    """The registered bot and level names."""
-    _load()
-    return list(_REGISTRY)
-
-
-def bot_descriptions() -> dict[str, str]:
-    """Each registered bot or level name with a one-line description."""
-    _load()
-    return dict(_DESCRIPTIONS)
-
-
-def _load() -> None:
-    # Importing the modules registers their bots.
-    from rebirth.bots import expert, greedy, heuristic, levels, mcts, randombot  # noqa: F401

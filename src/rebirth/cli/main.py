@@ -259,7 +259,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return serve_cli.run(args)
     if cmd == "bots":
-        from rebirth.bots.base import bot_descriptions
+        from rebirth.bots.registry import bot_descriptions
 
         print(f"{'human':10} a person at this terminal")
         for name, text in bot_descriptions().items():

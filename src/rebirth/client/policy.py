@@ -12,7 +12,8 @@ from typing import Any, Protocol
 import msgspec
 import numpy as np
 
-from rebirth.bots.base import Bot, make_bot
+from rebirth.bots.base import Bot
+from rebirth.bots.registry import make_bot
 from rebirth.engine.game import Game
 from rebirth.engine.views import View
 

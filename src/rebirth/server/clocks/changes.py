@@ -21,7 +21,7 @@ from sqlalchemy import Connection
 
 from rebirth.app.clock import MAX_ADD_S, ClockSpec, ClockState, TimeSource
 from rebirth.app.match import HUMAN, OUTSIDE, Match, bot_seed
-from rebirth.bots.base import make_bot
+from rebirth.bots.registry import make_bot
 from rebirth.server.authority.kernel import Unchanged
 from rebirth.server.authority.live import LiveGame
 from rebirth.server.errors import ApiError, texts
