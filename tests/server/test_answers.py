@@ -100,8 +100,9 @@ def test_every_answer_and_refusal_is_declared(app: FastAPI) -> None:
     # 26's push key, vacation, the board's PNG, the game's GIF and the public position; issue
     # 27's bot stream and move, bot accounts (upgrade, token, revoke), the events stream and
     # challenges (create, read, accept, decline, cancel), its puzzles (daily, stream, one,
-    # answer); the clock's answer to a proposal (issue 26 item 6).
-    assert len(ops) == 75, len(ops)
+    # answer); the clock's answer to a proposal (issue 26 item 6); the account's vacation in
+    # all its games (issue 26 item 3).
+    assert len(ops) == 76, len(ops)
 
 
 def test_answers_name_their_fields(app: FastAPI) -> None:

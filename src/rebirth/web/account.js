@@ -1,7 +1,7 @@
 // The account page (issue 25): the display name, "My games" (each seat opens on this device
 // with no secret: /game/<id>?seat=<n>), ratings, passkeys, the signed-in browsers (each can be
 // signed out) and deleting the account. Not signed in: the sign-in page, then back here.
-import { api, botBadge, fillLangMenu, h, loadCatalogs, loadLanguages, pickLang, setLang, t, translateDom } from "./common.js";
+import { api, botBadge, fillLangMenu, h, loadCatalogs, loadLanguages, pickLang, setLang, t, tn, translateDom } from "./common.js";
 import { creationOptions, credentialJson, forgetSignedIn, signinPath } from "./account-kit.js";
 import { ratingChart } from "./ratingchart.js";
 import { fmt } from "./clock.js";
@@ -124,6 +124,26 @@ async function botAction(ev) {
   } catch (e) { fail(e); }
 }
 
+/** Away in every turn-clock game at once, or back in all (one period, its days counted once). */
+function showVacation(away) {
+  const b = $("vacation-all");
+  b.dataset.away = away ? "1" : "";
+  b.textContent = t(lang, away ? "account.vacation.back" : "account.vacation.go");
+  $("vacation-state").textContent = away ? t(lang, "account.vacation.away") : "";
+}
+
+async function vacationAll() {
+  $("error").textContent = "";
+  const on = !$("vacation-all").dataset.away;
+  try {
+    const r = await api("/api/account/vacation", { method: "POST", body: { on } });
+    const me = await api("/api/account");
+    $("vacation-year").textContent = t(lang, "account.vacation", { year: me.vacation.year, time: fmt(lang, me.vacation.left_s) });
+    showVacation(r.away);
+    $("status").textContent = tn(lang, on ? "account.vacation.went" : "account.vacation.came", r.games.length);
+  } catch (e) { fail(e); }
+}
+
 async function show() {
   let me;
   try { me = await api("/api/account"); } catch (e) {
@@ -135,6 +155,7 @@ async function show() {
   $("email").textContent = me.email ? t(lang, "account.email", { email: me.email }) : "";
   // Vacation per account per year (issue 26 item 3): what is left, shared by all its games.
   $("vacation-year").textContent = t(lang, "account.vacation", { year: me.vacation.year, time: fmt(lang, me.vacation.left_s) });
+  showVacation(me.vacation.away);
   $("games").replaceChildren(...(me.games.length ? me.games.map(gameItem) : [h("li", {}, t(lang, "account.games.none"))]));
   $("ratings").replaceChildren(...(me.ratings.length ? me.ratings.map((r) => h("li", {},
     t(lang, "account.rating", { board: t(lang, `board.${r.board}`), players: r.players,
@@ -162,6 +183,7 @@ async function init() {
       $("status").textContent = t(lang, "account.renamed"); } catch (e) { fail(e); }
   });
   $("add-passkey").addEventListener("click", addPasskey);
+  $("vacation-all").addEventListener("click", vacationAll);
   for (const id of ["bot-upgrade", "bot-renew", "bot-revoke"]) $(id).addEventListener("click", botAction);
   if (!window.PublicKeyCredential) $("add-passkey").hidden = true;
   $("signout").addEventListener("click", async () => {

@@ -167,9 +167,13 @@ async def account_page(account: CurrentAccount, registry: RegistryDep) -> dict[s
     year = vacstore.year_of(now())
     left = await asyncio.to_thread(vacstore.left, store, account.id, year,
                                    registry.settings.vacation_days * 86400)
+    away = await asyncio.to_thread(vacstore.away_of, store, account.id)
+    if away is not None and away.year == year:
+        left += away.left_at(now())  # what the period under way has not used yet
     tokens = await asyncio.to_thread(bot_accounts.live_tokens, store, account.id) if account.bot else 0
     return {**account.public(), "notify": account.notify, "games": out, "ratings": rated,
-            "vacation": {"year": year, "left_s": round(left, 3)}, "bot": account.bot,
+            "vacation": {"year": year, "left_s": round(left, 3), "away": away is not None},
+            "bot": account.bot,
             "bot_token": tokens > 0}
 
 

@@ -70,6 +70,8 @@ class VacationLeft(Answer):
 
     year: int
     left_s: float
+    away: bool = False
+    """A vacation period is under way (``POST /api/account/vacation``, or any game's)."""
 
 
 class AccountPage(Answer):

@@ -106,6 +106,13 @@ class ClockFrame(Answer):
     """A change asked for and not yet agreed."""
 
 
+class AccountVacation(Answer):
+    """``POST /api/account/vacation``: whether the account is away now, and the games changed."""
+
+    away: bool
+    games: list[str]
+
+
 class GameSummary(Answer):
     """A game's public summary (``GET /api/games/{id}``; also the answer of the seat and clock
     changes)."""

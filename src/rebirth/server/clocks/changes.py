@@ -352,10 +352,13 @@ class Vacation(ClockMove):
     own turn clock stands still until its vacation allowance is used up (then it runs again and
     the time-out stays the final guarantee that the game moves on). Only turn clocks.
 
-    A seat held by an account (``account``) draws on the account's allowance of calendar year
-    ``year`` (``left_s`` of ``cap_s`` left, read before): going away reserves all it has left in
-    the clock's own transaction (a conditional UPDATE: two games or workers cannot take the same
-    days), coming back gives the unused part back. A guest seat uses its allowance per game."""
+    A seat held by an account (``account``) is one game of the account's vacation period
+    (server/persistence/vacation.py): the first game away opens it, reserving all the account has
+    left in calendar year ``year`` (``left_s`` of ``cap_s``), a later one joins ``joined`` with
+    what is left of it (``left_s`` again: the caller reads it), all in the clock's own
+    transaction; the last game back charges the period's calendar time once and gives the rest
+    back. ``left_s`` coming back: what the account will have left, shown until the next start. A
+    guest seat uses its allowance per game."""
 
     seat: int = 0
     on: bool = True
@@ -363,8 +366,10 @@ class Vacation(ClockMove):
     year: int = 0
     left_s: float = 0.0
     cap_s: float = 0.0
+    joined: vacstore.Away | None = None
     kind: str = "vacation"
-    _refund: tuple[int, float] | None = None
+    _t: float = 0.0
+    _back: bool = False
 
     def clock_after(self, game: LiveGame) -> tuple[ClockState, dict[int, tuple[str, str]]]:
         st = game.clock
@@ -374,13 +379,13 @@ class Vacation(ClockMove):
             raise Unchanged("already so")
         new = copy.deepcopy(st)
         years = list(new.vacation_year) or [0] * len(new.vacation)
-        t = now()
+        t = self._t = now()
         if self.on:
             if self.account is not None:
                 if self.left_s <= 0:
                     raise ApiError(409, "no_vacation_left", texts("server.no_vacation_year"))
                 new.vacation[self.seat] = self.left_s
-                years[self.seat] = self.year
+                years[self.seat] = self.joined.year if self.joined is not None else self.year
             elif new.vacation_left(self.seat, t) <= 0:
                 raise ApiError(409, "no_vacation_left", texts("server.no_vacation_left"))
             new.vacation_year = years
@@ -388,10 +393,8 @@ class Vacation(ClockMove):
         else:
             new.come_back(self.seat, t, game.version)
             if years[self.seat]:
-                unused = new.vacation[self.seat]
-                self._refund = (years[self.seat], unused)
-                # Shown until the next start: what the account has left this year now.
-                new.vacation[self.seat] = self.left_s + (unused if years[self.seat] == self.year else 0.0)
+                self._back = True
+                new.vacation[self.seat] = self.left_s
                 years[self.seat] = 0
                 new.vacation_year = years
         return new, {}
@@ -399,6 +402,12 @@ class Vacation(ClockMove):
     def also(self, before: LiveGame, after: LiveGame) -> Callable[[Connection], None] | None:
         if self.account is None:
             return None
+        if self.on:
+            return vacstore.go_away_in(self.account, self.year, self.left_s, self.cap_s, self.joined,
+                                       after.id, self.seat, self._t)
+        if self._back:
+            return vacstore.come_back_in(self.account, after.id, self.seat, self._t)
+        return None
         if self.on:
             return vacstore.reserve_in(self.account, self.year, self.left_s, self.cap_s)
         if self._refund is not None:

@@ -1,4 +1,5 @@
-"""The end of a game: its final result stored, then the game rated (issue 25 items 3 and 4).
+"""The end of a game: its seats leave the vacation periods they were away in (issue 26 item 3),
+its final result is stored, then the game rated (issue 25 items 3 and 4).
 
 The registry's commit hook (:attr:`Registry.on_commit`) runs after each committed step and
 when a game is loaded. For a game that is over it starts, off the event loop, the store's
@@ -13,9 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import TYPE_CHECKING
 
 from rebirth.server.persistence import ratings as store_ratings
+from rebirth.server.persistence import vacation
 from rebirth.server.persistence.store import Store
 
 if TYPE_CHECKING:
@@ -49,6 +52,8 @@ class Results:
 
     async def _finish(self, res: store_ratings.FinalResult) -> None:
         try:
+            # Seats away on vacation in it leave their account's period (the last closes it).
+            await asyncio.to_thread(vacation.game_over, self.store, res.game, time.time())
             await asyncio.to_thread(store_ratings.record_result, self.store, res)
             rated = await asyncio.to_thread(store_ratings.rate_game, self.store, res.game)
             if rated:
