@@ -62,8 +62,9 @@ def test_the_daily_puzzle_is_answered_by_a_tap_and_explained(
     version = state(page, "S.version")
     page.locator("#submit").click()
     page.wait_for_function(f"() => window.rebirthState.version > {version}")
-    assert page.locator("#verdict").inner_text() == "Not the best move."
+    assert page.locator("#verdict").inner_text() == f"Your answer: {wrong}"
     text = page.locator("#explanation").inner_text()
+    assert text.startswith("Not the best move:")  # said once, by the explanation
     assert f"the best is {puzzle.best}" in text and f"{wrong} (" in text and "deals" in text
     assert page.locator(f"#board-svg .space.answer-best[data-label='{puzzle.best}']").count() == 1
     assert page.locator(f"#board-svg .space.answer-wrong[data-label='{wrong}']").count() == 1

@@ -80,7 +80,9 @@ async function draw() {
   $("result").hidden = !r;
   if (r) {
     $("result").classList.toggle("wrong", !r.correct);
-    $("verdict").textContent = t(lang, r.correct ? "puzzles.right" : "puzzles.wrong");
+    // The heading says what was answered; the server's explanation then says right or not
+    // and why (its first sentence did that already: "Not the best move" twice read oddly).
+    $("verdict").textContent = t(lang, r.correct ? "puzzles.right" : "puzzles.wrong", { answer: S.selected || "" });
     $("explanation").textContent = r.explanation;
     $("rating").textContent = r.rating ? t(lang, "puzzles.your_rating",
       { rating: r.rating.rating, before: r.rating.before }) : t(lang, "puzzles.signin_for_rating");
