@@ -153,7 +153,9 @@ def test_resign_asks_first_then_a_bot_plays_the_seat(server: LiveServer, new_con
     for _ in range(2):
         wait_turn(b)
         place(b, rng)
-    b.locator("#log .ev-forfeit").scroll_into_view_if_needed()
+    # In one script: the log is redrawn after every move (the bot's may land meanwhile), so a
+    # located element can be replaced between finding it and scrolling to it.
+    b.evaluate("document.querySelector('#log .ev-forfeit').scrollIntoView({block: 'center'})")
     save_png(b, f"resign-log-{name}.png")
     # German: the same line in the other language.
     b.select_option("#lang", "de")

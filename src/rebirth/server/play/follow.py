@@ -108,6 +108,11 @@ class Follower:
                                                                    self.game.committed)
             clock = await asyncio.to_thread(clockstore.load_with_kinds, store, self.game.id) \
                 if self.game.value.clock is not None else None
+            if clock is not None:
+                # The kinds read with the clock, after it: a time-out or take-back stored between
+                # the two reads is then in both (else a frame showed the seat timed out and still
+                # human; tests/server/test_clocks_workers.py saw it under load).
+                kinds = clock[2]
             # A seat changed hands elsewhere: a resign or a time-out may have come with it.
             lost = None
             if kinds != self.game.value.kinds:
