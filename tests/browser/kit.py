@@ -7,6 +7,8 @@ import random
 import socket
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,7 @@ import uvicorn
 from playwright.sync_api import BrowserContext, Page
 
 from rebirth.server.app import create_app
+from rebirth.server.persistence.store import Store
 from rebirth.server.settings import Settings, sqlite_url
 from server.kit import UNLIMITED
 
@@ -146,3 +149,17 @@ def stored_tokens(page: Page) -> dict[str, str]:
         "Object.fromEntries(Object.keys(localStorage).filter((k) => k.startsWith('rebirth.seat.'))"
         ".map((k) => [k, JSON.parse(localStorage.getItem(k)).token]))")
     return out
+
+
+@contextmanager
+def server_and_store(db: Path) -> Iterator[tuple[LiveServer, Store]]:
+    """A started server on the SQLite file ``db`` and a store of that file (for tests that
+    make accounts or sessions directly); both closed at the end."""
+    srv = LiveServer(db)
+    srv.start()
+    store = Store(sqlite_url(db))
+    try:
+        yield srv, store
+    finally:
+        store.close()
+        srv.stop()

@@ -10,23 +10,15 @@ import httpx
 import pytest
 from playwright.sync_api import Page
 
-from browser.kit import SHOTS, LiveServer, open_page
+from browser.kit import SHOTS, LiveServer, open_page, server_and_store
 from browser.test_bot_accounts import _signed_in
 from rebirth.server.persistence.store import Store
-from rebirth.server.settings import sqlite_url
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, Store]]:
-    db = tmp_path_factory.mktemp("vacation") / "rebirth.db"
-    srv = LiveServer(db)
-    srv.start()
-    store = Store(sqlite_url(db))
-    try:
-        yield srv, store
-    finally:
-        store.close()
-        srv.stop()
+    with server_and_store(tmp_path_factory.mktemp("vacation") / "rebirth.db") as both:
+        yield both
 
 
 def _shot(page: Page, name: str) -> None:

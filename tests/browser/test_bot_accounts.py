@@ -13,25 +13,17 @@ import httpx
 import pytest
 from playwright.sync_api import BrowserContext, Page
 
-from browser.kit import LiveServer, open_page
+from browser.kit import LiveServer, open_page, server_and_store
 from rebirth.server.accounts.store import account_for_email, new_session, rename
 from rebirth.server.persistence.store import Store
-from rebirth.server.settings import sqlite_url
 
 SHOTS = Path("/tmp/shots/botapi2")
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, Store]]:
-    db = tmp_path_factory.mktemp("botaccounts") / "rebirth.db"
-    srv = LiveServer(db)
-    srv.start()
-    store = Store(sqlite_url(db))
-    try:
-        yield srv, store
-    finally:
-        store.close()
-        srv.stop()
+    with server_and_store(tmp_path_factory.mktemp("botaccounts") / "rebirth.db") as both:
+        yield both
 
 
 def _signed_in(

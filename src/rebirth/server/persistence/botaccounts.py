@@ -261,23 +261,11 @@ def bot_seats(store: Store, game: str) -> set[int]:
 # ---------------------------------------------------------------------------- limits
 
 
-def playing(store: Store, account: str) -> int:
-    """The account's games still playing."""
-    with store.engine.connect() as c:
-        return _playing(c, account)
-
-
 def limits_now(store: Store, account: str, limits: Limits) -> LimitReached | None:
     """:func:`over_limits` read now (a challenge made to a bot at its limits is refused early;
     the accept decides again, in its transaction)."""
     with store.engine.connect() as c:
         return over_limits(c, account, limits, time.time())
-
-
-def started_since(store: Store, account: str, since: float) -> list[float]:
-    """When the bot's accepted challenges since ``since`` were accepted (oldest first)."""
-    with store.engine.connect() as c:
-        return _started_since(c, account, since)
 
 
 def _started_since(c: Connection, account: str, since: float) -> list[float]:
