@@ -1,5 +1,7 @@
 """Steps of the PettingZoo environment (issue 28 item 4): random legal actions, each agent's
-observation built every step as a learner does. Prints steps/s and games/s.
+observation built every step as a learner does. Prints steps/s, games/s and the core that
+stepped (``native``: the environment steps and encodes in rebirth._core; ``REBIRTH_CORE=pure``
+forces the reference engine).
 
     python benchmarks/env_steps.py --board scotland --players 3 --games 30
 """
@@ -31,7 +33,9 @@ def main() -> int:
             env.step(int(rng.choice(mask.nonzero()[0])))
             steps += 1
     dt = time.perf_counter() - t
-    print(f"{args.board} {args.players}p: {steps / dt:.0f} steps/s, {args.games / dt:.1f} games/s")
+    core = "native" if env.native else "pure"
+    print(f"{args.board} {args.players}p: {steps / dt:.0f} steps/s, {args.games / dt:.1f} games/s"
+          f" (core: {core})")
     return 0
 
 

@@ -184,6 +184,7 @@ typedef struct {
     int n, ns, nd, nc, nk, nt, nr, ncards, ntok, ireland;
     int v_castle_tie, v_incomplete_small, v_medium_completer, v_stirling_literal;
     int own_set_aside, set_aside_public;
+    int obs[48]; /* the observation layout (OB_*), set by set_observation; obs[0] 0 until then */
     int *kind, *list_of, *district, *region, *port, *offshore;
     int *nb_off, *nb, *ac_off, *ac, *ak_off, *ak, *at_off, *at;
     int *dsize;
@@ -1215,6 +1216,55 @@ fail:
     return NULL;
 }
 
+/* ------------------------------------------------------------ observations
+ * rebirth.engine.observer.Observer.encode of one seat's view, written straight from the state
+ * for the PettingZoo environment's steps (issue 28 item 4). The layout — each piece's offset
+ * and the scales — is the Observer's (rebirth.engine.native.observation_layout, in OB_ order);
+ * what each piece holds mirrors Observer.sparse over infoset.view: the public facts, and of the
+ * hidden ones only the seat's own hand, its own missions and its own set-aside tiles when the
+ * rules show them (infoset.Visibility). tests/core/test_native_observe.py compares every step
+ * with the Python encoder. Every write is bounds-checked against the caller's buffer. */
+enum { OB_SIZE, OB_BOARD, OB_SCORES, OB_BREAKDOWN, OB_CASTLES, OB_CATH, OB_TVIS, OB_TTOK,
+       OB_HAND, OB_OWN_ASIDE, OB_OWN_ASIDE_VIS, OB_PUB_ASIDE, OB_OWN_MISSIONS, OB_DISPLAY,
+       OB_FULFILLED, OB_MARKS, OB_SUPPLY, OB_HANDC, OB_ASIDEC, OB_MISSIONC, OB_PLACED,
+       OB_DISCARDED, OB_DECK, OB_PHASE, OB_CUR, OB_EXTRA, OB_PENDING, OB_WINNERS,
+       OB_KINDS, OB_TILES_PER_SEAT, OB_SET_ASIDE, OB_DECK_SIZE, OB_SCORE_SCALE, OB_PENDING_CAP,
+       OB_NCAT, OB_CAT0, OB_N = OB_CAT0 + NCAT };
+
+static PyObject *tables_set_observation(Tables *t, PyObject *seq) {
+    if (!PyList_Check(seq) || PyList_GET_SIZE(seq) != OB_N) {
+        PyErr_Format(PyExc_ValueError, "native core: an observation layout is %d ints", OB_N);
+        return NULL;
+    }
+    int v[OB_N];
+    Reader r = {seq, 0};
+    for (int i = 0; i < OB_N; i++) if (rd_int(&r, &v[i])) return NULL;
+    for (int i = 0; i < OB_N; i++) {
+        if (v[i] < 0) { PyErr_SetString(PyExc_ValueError, "native core: bad observation layout"); return NULL; }
+    }
+    if (v[OB_SIZE] < 1 || v[OB_KINDS] < 1 || v[OB_TILES_PER_SEAT] < 1 || v[OB_SET_ASIDE] < 1 ||
+        v[OB_DECK_SIZE] < 1 || v[OB_SCORE_SCALE] < 1 || v[OB_PENDING_CAP] < 1 || v[OB_NCAT] > NCAT) {
+        PyErr_SetString(PyExc_ValueError, "native core: bad observation layout");
+        return NULL;
+    }
+    for (int c = 0; c < v[OB_NCAT]; c++) {
+        if (v[OB_CAT0 + c] >= NCAT) {
+            PyErr_SetString(PyExc_ValueError, "native core: bad observation layout");
+            return NULL;
+        }
+    }
+    memcpy(t->obs, v, sizeof(int) * OB_N);
+    Py_RETURN_NONE;
+}
+
+typedef char ob_fits[(OB_N <= 48) ? 1 : -1]; /* Tables.obs holds the layout */
+
+static PyMethodDef tables_methods[] = {
+    {"set_observation", (PyCFunction)tables_set_observation, METH_O,
+     "the Observer's layout (rebirth.engine.native.observation_layout)"},
+    {NULL},
+};
+
 static PyTypeObject TablesType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "rebirth._core.Tables",
@@ -1222,6 +1272,7 @@ static PyTypeObject TablesType = {
     .tp_dealloc = (destructor)tables_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "A game's board, cards and rules as flat arrays (rebirth.engine.native builds it).",
+    .tp_methods = tables_methods,
     .tp_new = tables_new,
 };
 
@@ -1979,6 +2030,134 @@ static PyGetSetDef cs_getset[] = {
     {NULL},
 };
 
+static void ob_counts(float *x, Py_ssize_t size, Py_ssize_t at, const int *lst, int kinds,
+                      double scale) {
+    /* Count first, divide once (Observer._counts): per kind, count / scale. */
+    int c[16] = {0};
+    if (!lst[0] || kinds > 16) return;
+    for (int i = 0; i < lst[0]; i++) if (lst[1 + i] >= 0 && lst[1 + i] < kinds) c[lst[1 + i]]++;
+    for (int k = 0; k < kinds; k++) if (at + k >= 0 && at + k < size) x[at + k] = (float)(c[k] / scale);
+}
+
+static void observe_into(St *s, int me, float *x, Py_ssize_t size) {
+    const int *L = T->obs;
+    int n = T->n, K = L[OB_KINDS];
+#define X(i, v) do { Py_ssize_t i_ = (i); if (i_ >= 0 && i_ < size) x[i_] = (float)(v); } while (0)
+#define REL(q) ((((q) - me) % n + n) % n)
+    memset(x, 0, sizeof(float) * (size_t)size);
+    Py_ssize_t w = 2 + (Py_ssize_t)n * K;
+    for (int h = 0; h < T->ns; h++) {
+        int o = OWNER(h);
+        Py_ssize_t at = L[OB_BOARD] + h * w;
+        if (o < 0) X(at, 1.0);
+        else if (o == NEUTRAL) X(at + 1, 1.0);
+        else if (o < n && TILE(h) >= 0 && TILE(h) < K) X(at + 2 + REL(o) * K + TILE(h), 1.0);
+    }
+    double ss = L[OB_SCORE_SCALE], tps = L[OB_TILES_PER_SEAT], sa = L[OB_SET_ASIDE];
+    int nc = L[OB_NCAT];
+    for (int q = 0; q < n; q++) {
+        int r = REL(q);
+        X(L[OB_SCORES] + r, SCORE(q) / ss);
+        for (int c = 0; c < nc; c++) X(L[OB_BREAKDOWN] + r * nc + c, CAT(L[OB_CAT0 + c], q) / ss);
+        X(L[OB_SUPPLY] + r, (SUPPLY(q)[0] - DRAWN(q)) / tps);
+        X(L[OB_HANDC] + r, HAND(q) >= 0 ? 1.0 : 0.0);
+        X(L[OB_ASIDEC] + r, ASIDE(q)[0] / sa);
+        const int *held = T->ireland ? TOWC(q) : CATHC(q);
+        X(L[OB_MISSIONC] + r, (double)held[0] / (T->ncards > 1 ? T->ncards : 1));
+        X(L[OB_PLACED] + r, PLACED(q) / tps);
+        ob_counts(x, size, L[OB_DISCARDED] + (Py_ssize_t)r * K, DISCARDED(q), K, tps);
+        ob_counts(x, size, L[OB_PUB_ASIDE] + (Py_ssize_t)r * K,
+                  T->set_aside_public ? ASIDE(q) : KNOWN(q), K, sa);
+    }
+    for (int c = 0; c < T->nc; c++) {
+        int hd = HOLDER(c);
+        X(L[OB_CASTLES] + c * (n + 1) + (hd >= 0 && hd < n ? REL(hd) : n), 1.0);
+    }
+    for (int k = 0; k < T->nk; k++)
+        for (int q = 0; q < n; q++) if (CATH(k) >> q & 1) X(L[OB_CATH] + k * n + REL(q), 1.0);
+    for (int k = 0; k < T->nt; k++) {
+        for (int q = 0; q < n; q++) if (TVIS(k) >> q & 1) X(L[OB_TVIS] + k * n + REL(q), 1.0);
+        if (TOKENS(k) >= 0 && TOKENS(k) < T->ntok) X(L[OB_TTOK] + k * T->ntok + TOKENS(k), 1.0);
+    }
+    /* The seat's own hidden items: nothing of another seat's (infoset.view). */
+    if (HAND(me) >= 0) X(L[OB_HAND] + HAND(me), 1.0);
+    if (T->own_set_aside || ASIDE(me)[0] == 0) X(L[OB_OWN_ASIDE_VIS], 1.0);
+    if (T->own_set_aside) ob_counts(x, size, L[OB_OWN_ASIDE], ASIDE(me), K, sa);
+    const int *own = T->ireland ? TOWC(me) : CATHC(me);
+    for (int i = 0; i < own[0]; i++) X(L[OB_OWN_MISSIONS] + own[1 + i], 1.0);
+    for (int i = 0; i < SC(S_DISPLAY_LEN); i++) {
+        int m = DISPLAY[i];
+        X(L[OB_DISPLAY] + m, 1.0);
+        if (m < 0 || m >= T->ncards) continue;
+        for (int q = 0; q < n; q++) if (FULFILLED(m) >> q & 1) X(L[OB_FULFILLED] + m * n + REL(q), 1.0);
+    }
+    for (int q = 0; q < n; q++) {
+        const int *mk = MARKS(q);
+        for (int i = 0; i < mk[0]; i++) X(L[OB_MARKS] + mk[1 + i] * n + REL(q), 1.0);
+    }
+    double deck = (SC(S_DECK_LEN) - SC(S_NEXT_CARD)) / (double)L[OB_DECK_SIZE];
+    X(L[OB_DECK], deck < 1.0 ? deck : 1.0);
+    X(L[OB_PHASE] + SC(S_PHASE), 1.0);
+    X(L[OB_CUR] + (SC(S_DONE) ? n + 1 : SC(S_PHASE) == PH_CHANCE ? n : REL(SC(S_CUR))), 1.0);
+    if (SC(S_EXTRA_TILE) >= 0) X(L[OB_EXTRA] + SC(S_EXTRA_TILE), 1.0);
+    double cap = L[OB_PENDING_CAP], pe = SC(S_PEXTRA) / cap, pd = SC(S_PDOUBLE) / cap;
+    X(L[OB_PENDING], pe < 1.0 ? pe : 1.0);
+    X(L[OB_PENDING] + 1, pd < 1.0 ? pd : 1.0);
+    for (int i = 0; i < WINNERS[0]; i++) X(L[OB_WINNERS] + REL(WINNERS[1 + i]), 1.0);
+#undef X
+#undef REL
+}
+
+static int get_buffer(PyObject *o, Py_buffer *b, const char *fmt, Py_ssize_t itemsize,
+                      const char *what) {
+    if (PyObject_GetBuffer(o, b, PyBUF_WRITABLE | PyBUF_FORMAT | PyBUF_C_CONTIGUOUS)) return -1;
+    if (b->itemsize != itemsize || !b->format || strcmp(b->format, fmt) != 0) {
+        PyErr_Format(PyExc_TypeError, "native core: %s must be a writable %s array", what,
+                     itemsize == 4 ? "float32" : "int8");
+        PyBuffer_Release(b);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *cs_observe(CState *c, PyObject *args) {
+    int seat;
+    PyObject *obs, *mask;
+    if (!PyArg_ParseTuple(args, "iOO", &seat, &obs, &mask)) return NULL;
+    ST(c);
+    if (!T->obs[OB_SIZE]) {
+        PyErr_SetString(PyExc_ValueError, "native core: no observation layout (Tables.set_observation)");
+        return NULL;
+    }
+    if (seat < 0 || seat >= T->n) {
+        PyErr_Format(PyExc_ValueError, "native core: seat %d is not a seat of this game", seat);
+        return NULL;
+    }
+    Py_buffer ob, mb;
+    if (get_buffer(obs, &ob, "f", 4, "the observation")) return NULL;
+    if (ob.len / 4 != T->obs[OB_SIZE]) {
+        PyErr_Format(PyExc_ValueError, "native core: the observation holds %d floats, not %zd",
+                     T->obs[OB_SIZE], ob.len / 4);
+        PyBuffer_Release(&ob);
+        return NULL;
+    }
+    if (get_buffer(mask, &mb, "b", 1, "the action mask")) { PyBuffer_Release(&ob); return NULL; }
+    int *buf = legal_buf(T);
+    if (!buf) { PyBuffer_Release(&ob); PyBuffer_Release(&mb); return PyErr_NoMemory(); }
+    observe_into(s, seat, (float *)ob.buf, ob.len / 4);
+    signed char *m = (signed char *)mb.buf;
+    memset(m, 0, (size_t)mb.len);
+    /* The mask as the view's legal ids: only for the seat to act (not at chance, not over). */
+    if (!SC(S_DONE) && SC(S_PHASE) != PH_CHANCE && SC(S_CUR) == seat) {
+        int k = legal_ids(s, buf);
+        for (int i = 0; i < k; i++) if (buf[i] >= 0 && buf[i] < mb.len) m[buf[i]] = 1;
+    }
+    PyMem_Free(buf);
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&mb);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef cs_methods[] = {
     {"pack", (PyCFunction)cs_pack, METH_NOARGS, "the state as the flat list CState() reads"},
     {"clone", (PyCFunction)cs_clone, METH_NOARGS, "an independent copy"},
@@ -1993,6 +2172,8 @@ static PyMethodDef cs_methods[] = {
     {"resample", (PyCFunction)cs_resample, METH_VARARGS, "State.resample_from_infostate"},
     {"resample_many", (PyCFunction)cs_resample_many, METH_VARARGS, "resample(seat, rng) count times"},
     {"mcts", (PyCFunction)cs_mcts, METH_VARARGS, "MCTSBot.analyse's search loop"},
+    {"observe", (PyCFunction)cs_observe, METH_VARARGS,
+     "observe(seat, obs float32[size], mask int8[actions]): Observer.encode and the legal mask"},
     {NULL},
 };
 

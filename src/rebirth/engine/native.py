@@ -50,6 +50,7 @@ class CStateLike(Protocol):
     def score_actions(self, seat: int, weights: tuple[float, ...]) -> list[tuple[float, int]]: ...
     def resample(self, seat: int, rng: random.Random) -> CStateLike: ...
     def resample_many(self, seat: int, rng: random.Random, count: int) -> list[CStateLike]: ...
+    def observe(self, seat: int, obs: Any, mask: Any) -> None: ...
     def mcts(self, seat: int, rng: random.Random, roots: list[int], iterations: int,
              seconds: float, c: float, plies: int, temperature: float,
              weights: tuple[float, ...], leaf: Any) -> tuple[int, list[tuple[int, float, float]]]: ...
@@ -288,6 +289,31 @@ def weights_tuple(w: Any) -> tuple[float, float, float, float, float]:
             float(w.farm_growth))
 
 
+OBSERVATION_FIELDS = (
+    "size", "board", "scores", "breakdown", "castle_holders", "cathedral_pieces",
+    "tower_visits", "tower_tokens", "hand", "own_set_aside", "own_set_aside_visible",
+    "public_set_aside", "own_missions", "display", "fulfilled", "marks", "supply_counts",
+    "hand_counts", "set_aside_counts", "mission_counts", "placed", "discarded", "deck_count",
+    "phase", "current_player", "extra_tile", "pending", "winners", "kinds", "tiles_per_seat",
+    "set_aside", "deck_size", "score_scale", "pending_cap")
+"""The order of the core's ``OB_*`` layout fields (csrc/core.c), before the categories."""
+_NCAT = 8
+
+
+def observation_layout(layout: dict[str, int | tuple[int, ...]]) -> list[int]:
+    """:meth:`rebirth.engine.observer.Observer.layout` as the flat list ``Tables.set_observation``
+    reads (the fields in :data:`OBSERVATION_FIELDS` order, the category count, then each
+    category's index, padded to the table's 8)."""
+    cats = layout["categories"]
+    assert isinstance(cats, tuple)
+    head = []
+    for name in OBSERVATION_FIELDS:
+        v = layout[name]
+        assert isinstance(v, int)
+        head.append(v)
+    return head + [len(cats), *cats] + [0] * (_NCAT - len(cats))
+
+
 class Native:
     """One game's native tables and the conversions between :class:`State` and the core."""
 
@@ -314,6 +340,12 @@ class Native:
         assert _ext is not None
         c: CStateLike = _ext.deal(self.tables, seed)
         return c
+
+    def observing(self, layout: dict[str, int | tuple[int, ...]]) -> Native:
+        """This bridge with ``layout`` (an :class:`Observer`'s) set for ``CState.observe``
+        (the tables keep one layout; every observer of a game has the same)."""
+        self.tables.set_observation(observation_layout(layout))
+        return self
 
     def to_state(self, c: CStateLike, template: State) -> State:
         """A :class:`State` (a clone of ``template``, a state of this game) set to ``c``."""

@@ -141,6 +141,18 @@ class Observer:
         self.high = [h for p in pieces for h in [p.high] * p.size]
         """Per entry, the largest value."""
 
+    def layout(self) -> dict[str, int | tuple[int, ...]]:
+        """Each piece's offset by name, the vector's ``size`` and the scales the encoding
+        divides by (``categories``: each breakdown category's index in the state's table):
+        what the native core's encoder of this observer reads (:mod:`rebirth.engine.native`)."""
+        from rebirth.engine.state import CATEGORIES
+
+        return {**self._offset, "size": self.size, "kinds": NUM_TILE_KINDS,
+                "tiles_per_seat": self._tiles_per_seat, "set_aside": self._set_aside,
+                "deck_size": self._deck_size, "score_scale": int(SCORE_SCALE),
+                "pending_cap": PENDING_CAP,
+                "categories": tuple(CATEGORIES.index(c) for c in self._categories)}
+
     @property
     def pieces(self) -> list[tuple[str, int, int, str]]:
         """(name, offset, size, description) of each piece, in vector order."""

@@ -108,6 +108,12 @@ _LIST_OF_KIND = {ENERGY: L_ENERGY, FOOD: L_FOOD, BLANK: L_EITHER, FLEXIBLE: L_EI
 PHASE_PLACE, PHASE_EXTRA, PHASE_MARK, PHASE_END, PHASE_CHANCE = (
     Phase.PLACE, Phase.EXTRA, Phase.MARK, Phase.END, Phase.CHANCE)
 
+def returns_of(n: int, winners: list[int]) -> list[float]:
+    """A finished game's returns: 1/k for each of its k ``winners``, 0 for the other seats."""
+    share = 1.0 / len(winners)
+    return [share if q in winners else 0.0 for q in range(n)]
+
+
 CHANCE = -1
 """``current_player`` at a chance node (OpenSpiel's ``kChancePlayerId``): an outcome is pending."""
 TERMINAL = -4
@@ -1518,8 +1524,7 @@ class State:
         """1/k for each of k winners, 0 for the others (OpenSpiel's ``returns``)."""
         if not self.done:
             return [0.0] * self.n
-        share = 1.0 / len(self.winners_)
-        return [share if q in self.winners_ else 0.0 for q in range(self.n)]
+        return returns_of(self.n, self.winners_)
 
     @property
     def categories(self) -> tuple[str, ...]:

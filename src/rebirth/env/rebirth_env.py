@@ -21,9 +21,14 @@ so the same trajectory for the same actions.
 
 The observation comes from ``state.view(seat)`` through
 :class:`rebirth.engine.observer.Observer` and nothing else, so no agent sees another
-seat's hidden tiles or missions. An action outside the mask raises
-:class:`IllegalActionError` and changes nothing (``env(illegal_reward=-1)`` instead ends
-the game with that reward for the offender, as PettingZoo's classic games do).
+seat's hidden tiles or missions. With the native core built (:mod:`rebirth.engine.native`)
+the environment steps and encodes in it — the same vectors, masks and trajectories,
+byte for byte (tests/core/test_native_observe.py) — and replays its steps into the reference
+``game_state`` only when that is read; reading ``game_state`` hands the position to the
+caller, so until the next reset the environment works on it with the reference engine.
+An action outside the mask raises :class:`IllegalActionError` and changes nothing
+(``env(illegal_reward=-1)`` instead ends the game with that reward for the offender, as
+PettingZoo's classic games do).
 """
 
 from __future__ import annotations
@@ -36,11 +41,15 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from rebirth.engine import native
 from rebirth.engine.actions import IllegalActionError
 from rebirth.engine.game import Game
 from rebirth.engine.observer import Observer
+from rebirth.engine.state import State, returns_of
+from rebirth.engine.tables import Phase
 from rebirth.env.observe import observe
 
+_CHANCE = int(Phase.CHANCE)
 REWARDS = ("margin", "win")
 """The reward schemes of :class:`raw_env` (see the module doc)."""
 RENDER_MODES = ("human", "ansi")
@@ -112,12 +121,49 @@ class raw_env(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type informa
             })
             for a in self.possible_agents
         }
+        bridge = native.for_game(self.game)
+        self._native = bridge.observing(self.observer.layout()) if bridge is not None else None
+        self._c: native.CStateLike | None = None
+        self._behind: list[int] = []
+        """Ids the native state has applied and the reference state not yet."""
         # Seeded by reset(seed=...); until then from the OS, as gymnasium does.
         self._rng = random.Random()
-        self.game_state = self.game.new_state(self._rng.getrandbits(64))
+        self._state = self.game.new_state(self._rng.getrandbits(64))
+        self._c = self._native.load(self._state) if self._native is not None else None
         self._obs_cache: dict[str, dict[str, Any]] = {}
         self._init_dicts()
-        self.agent_selection = _agent(self.game_state.current_player)
+        self.agent_selection = _agent(self._state.current_player)
+
+    # ---------------------------------------------------------------- the position
+
+    @property
+    def game_state(self) -> State:
+        """The position as the reference engine's :class:`State`. Reading it hands the
+        position to the caller, who may change it: until the next :meth:`reset` the
+        environment then steps and observes it with the reference engine."""
+        self._synced()
+        self._c = None
+        return self._state
+
+    @game_state.setter
+    def game_state(self, state: State) -> None:
+        self._state = state
+        self._behind = []
+        self._c = None
+        self._obs_cache = {}
+
+    @property
+    def native(self) -> bool:
+        """Whether the native core steps and encodes the current game."""
+        return self._c is not None
+
+    def _synced(self) -> State:
+        """The reference state with every native step replayed into it."""
+        if self._behind:
+            for aid in self._behind:
+                self._state.apply_id(aid)
+            self._behind = []
+        return self._state
 
     # ---------------------------------------------------------------- spaces
 
@@ -144,14 +190,24 @@ class raw_env(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type informa
         without, the generator goes on from the previous game."""
         if seed is not None:
             self._rng = random.Random(seed)
-        self.game_state = self.game.new_state(self._rng.getrandbits(64))
+        self._state = self.game.new_state(self._rng.getrandbits(64))
+        self._behind = []
+        self._c = self._native.load(self._state) if self._native is not None else None
         self._resolve_chance()
         self._obs_cache = {}
         self._init_dicts()
-        self.agent_selection = _agent(self.game_state.current_player)
+        self.agent_selection = _agent(self._state.current_player)
 
     def _resolve_chance(self) -> None:
-        s = self.game_state
+        c = self._c
+        if c is not None:
+            # The core draws as State.sample_chance does: one rng.random() of the same stream.
+            while c.phase == _CHANCE and not c.done:
+                aid = c.random_action(self._rng)
+                c.apply(aid)
+                self._behind.append(aid)
+            return
+        s = self._state
         while s.is_chance_node():
             s.apply_id(s.sample_chance(self._rng))
 
@@ -161,9 +217,15 @@ class raw_env(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type informa
         cached = self._obs_cache.get(agent)
         if cached is not None:
             return cached
-        # The observer needs no history or action texts: the light view is much faster.
-        view = self.game_state.view(self._seat[agent], detail=False)
-        out = observe(self.observer, view, self.num_actions)
+        c = self._c
+        if c is not None:
+            out = {"observation": np.zeros(self.observer.size, dtype=np.float32),
+                   "action_mask": np.zeros(self.num_actions, dtype=np.int8)}
+            c.observe(self._seat[agent], out["observation"], out["action_mask"])
+        else:
+            # The observer needs no history or action texts: the light view is much faster.
+            view = self._state.view(self._seat[agent], detail=False)
+            out = observe(self.observer, view, self.num_actions)
         self._obs_cache[agent] = out
         return out
 
@@ -173,11 +235,12 @@ class raw_env(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type informa
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        s = self.game_state
+        s = self._state
+        c = self._c
         if action is None:
             raise IllegalActionError("error.must_act_none_only_for", agent=agent)
         aid = int(action)
-        legal = s.legal_action_ids()
+        legal = c.legal() if c is not None else s.legal_action_ids()
         if aid not in legal:
             what = self.game.codec.text(aid) if self.game.codec.is_action(aid) else "no action"
             raise IllegalActionError(
@@ -185,23 +248,29 @@ class raw_env(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type informa
             )
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        s.apply_id(aid)
+        if c is not None:
+            c.apply(aid)
+            self._behind.append(aid)
+        else:
+            s.apply_id(aid)
         self._resolve_chance()
         self._obs_cache = {}
-        if s.is_terminal():
+        if c.done if c is not None else s.is_terminal():
             self._finish()
         else:
-            self.agent_selection = _agent(s.current_player)
+            # After chance is resolved the seat to act is the state's seat (never chance).
+            self.agent_selection = _agent(c.cur if c is not None else s.current_player)
         if self.render_mode == "human":
             self.render()
 
     def _finish(self) -> None:
-        s = self.game_state
-        n = s.n
+        n = self.game.players
+        c = self._c
+        score = c.score if c is not None else self._state.score
         if self.reward_scheme == "win":
-            values = s.returns()
+            values = returns_of(n, c.winners if c is not None else self._state.winners_)
         else:
-            values = [float(s.score[q] - max(s.score[o] for o in range(n) if o != q)) for q in range(n)]
+            values = [float(score[q] - max(score[o] for o in range(n) if o != q)) for q in range(n)]
         for q in range(n):
             self.rewards[_agent(q)] = values[q]
         self.terminations = dict.fromkeys(self.agents, True)
@@ -214,7 +283,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type informa
         returned for ``"ansi"``."""
         if self.render_mode is None:
             return None
-        text = self.observer.string_from(self.game_state.view(None))
+        text = self.observer.string_from(self._synced().view(None))
         if self.render_mode == "ansi":
             return text
         print(text)
