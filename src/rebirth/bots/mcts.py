@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rebirth.bots.base import Bot, register
@@ -146,6 +147,18 @@ class MCTSBot(Bot):
         (a subclass's leaf is called back from the native search)."""
         return type(self).leaf is MCTSBot.leaf
 
+    def native_callback(self, bridge: native.Native, base: State
+                        ) -> Callable[[native.CStateLike], tuple[list[float], list[float]]] | None:
+        """What the native search calls at a leaf: None for the heuristic leaf (the core
+        computes it), else :meth:`leaf` of the leaf's state made a :class:`State` (a subclass
+        may read the core's state directly, as the expert bot does)."""
+        if self.native_leaf():
+            return None
+
+        def leaf(c: native.CStateLike) -> tuple[list[float], list[float]]:
+            return self.leaf(bridge.to_state(c, base))
+        return leaf
+
     def analyse(self, view: View) -> list[Candidate]:
         """Search from ``view``: the root candidates, most visited first. With the native
         core (:mod:`rebirth.engine.native`) the same search runs there: the same draws, the
@@ -246,10 +259,7 @@ class MCTSBot(Bot):
                         root_moves: list[int]) -> list[Candidate]:
         """:meth:`analyse`'s search loop in the native core (bots/mcts.py's loop, in C)."""
         me = self.seat
-        leaf = None
-        if not self.native_leaf():
-            def leaf(c: native.CStateLike) -> tuple[list[float], list[float]]:
-                return self.leaf(bridge.to_state(c, base))
+        leaf = self.native_callback(bridge, base)
         it, stats = cbase.mcts(me, self.rng, root_moves,
                                -1 if self.iterations is None else self.iterations,
                                float(self.seconds or 0.0), self.c, self.playout_plies,
