@@ -184,6 +184,16 @@ def preview(game: Game, view: View, seat: int, action: str,
         child = det.clone()
         events = child.apply(act)
         gain = child.score[seat] - det.score[seat]
-    shown = [e for e in events
-             if e.kind not in PREVIEW_SKIP and not (e.kind == "mission" and e.seat != seat)]
+    # What the determinization drew in the seat's place — a card from the deck, and that
+    # card's reveal when the move ends the game — is a guess, not a fact: such a card is
+    # neither named (private parts go) nor counted (its reveal goes with its points).
+    known = set(view.missions) | set(view.display)
+    shown = []
+    for e in events:
+        if e.kind in PREVIEW_SKIP or (e.kind == "mission" and e.seat != seat):
+            continue
+        if e.kind == "mission" and e.data.get("mission") not in known:
+            gain -= e.points
+            continue
+        shown.append(e.for_seat(None))  # its private part is the determinization's draw
     return gain, shown
