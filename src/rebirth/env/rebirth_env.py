@@ -268,7 +268,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type informa
         c = self._c
         score = c.score if c is not None else self._state.score
         if self.reward_scheme == "win":
-            values = returns_of(n, c.winners if c is not None else self._state.winners_)
+            values = returns_of(n, c.winners if c is not None else self._state.winners)
         else:
             values = [float(score[q] - max(score[o] for o in range(n) if o != q)) for q in range(n)]
         for q in range(n):
