@@ -111,4 +111,7 @@ def test_a_proposal_survives_a_restart(tmp_path: Path) -> None:
         assert r["proposal"] is None and min(r["left"]) > 400
     with kit.client(tmp_path) as c:
         clock = c.get(f"/api/games/{gid}").json()["clock"]
-        assert clock["proposal"] is None and clock["notices"][-1]["key"] == "clock.added"
+        keys = [n["key"] for n in clock["notices"]]
+        # A restart slower than three heartbeats also credits the downtime (clock.paused).
+        assert clock["proposal"] is None and "clock.added" in keys, keys
+        assert set(keys[keys.index("clock.added"):]) <= {"clock.added", "clock.paused"}, keys

@@ -173,7 +173,8 @@ def test_add_time_and_turn_off(tmp_path: Path) -> None:
 
 def test_a_hot_seat_table_takes_a_timed_out_seat_back(tmp_path: Path) -> None:
     with kit.client(tmp_path, min_clock_s=1) as c:
-        g = _game(c, {"kind": "realtime", "initial_s": 1, "increment_s": 0}, hotseat=True)
+        # 3 s: the claim and the hello come first even on a loaded machine (1 s did not).
+        g = _game(c, {"kind": "realtime", "initial_s": 3, "increment_s": 0}, hotseat=True)
         gid = g["game"]
         table, spectator = kit.claim(c, g["links"]["table"]), kit.token(g["links"]["spectator"])
         with c.websocket_connect(f"/ws/games/{gid}") as wt:
