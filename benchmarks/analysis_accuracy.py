@@ -19,15 +19,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import statistics
 import sys
 import time
 from collections import Counter, defaultdict
+from itertools import pairwise
 from multiprocessing import Pool
 from typing import Any
 
-from rebirth.analysis import analyse
+from rebirth.analysis import DEFAULT_TOP_K, DEFAULT_WORLDS, analyse
 from rebirth.analysis.core import LABELS, loss_accuracy, loss_label
 from rebirth.app.arena import deal_seed
 from rebirth.app.match import Match, bot_seed
@@ -70,24 +72,35 @@ def play_and_analyse(task: tuple[str, int, int, tuple[str, ...], int, int | None
     t0 = time.perf_counter()
     match.run_bots()
     t1 = time.perf_counter()
-    a = analyse(match.record(), seed=g)
+    out = judge((board, g, n, kinds, match.record(), None, None))
+    out["play_s"] = round(t1 - t0, 1)
+    return out
+
+
+def judge(task: tuple[str, int, int, tuple[str, ...], dict[str, Any], int | None, int | None]
+          ) -> dict[str, Any]:
+    """Analyse every seat of one played game (``worlds`` / ``top_k`` None: the defaults)."""
+    board, g, n, kinds, record, worlds, top_k = task
+    t1 = time.perf_counter()
+    a = analyse(record, seed=g, worlds=worlds or DEFAULT_WORLDS, top_k=top_k or DEFAULT_TOP_K)
     t2 = time.perf_counter()
     seats = []
     for s in a.summaries:
         seats.append({"level": kinds[s.seat], "seat": s.seat, "accuracy": s.accuracy,
                       "labels": s.labels, "score": s.final_score, "won": s.won,
-                      "losses": [[round(d.loss, 3), round(d.loss_se, 3)]
+                      "losses": [[round(d.loss, 3), round(d.loss_se, 3),
+                                  round(d.best.value - min(c.value for c in d.candidates), 3)]
                                  for d in a.decisions if d.seat == s.seat]})
     return {"board": board, "game": g, "players": n, "kinds": list(kinds), "seats": seats,
-            "play_s": round(t1 - t0, 1), "analyse_s": round(t2 - t1, 1)}
+            "play_s": 0.0, "analyse_s": round(t2 - t1, 1), "record": record}
 
 
 def seat_figures(seat: dict[str, Any]) -> tuple[float, Counter[str]]:
     """A seat's accuracy and labels recomputed from its decisions' losses (the current
     definitions; equal to the stored ones when the definitions have not changed)."""
     losses = seat["losses"]
-    acc = statistics.fmean(loss_accuracy(x) for x, _ in losses) if losses else 100.0
-    return acc, Counter(loss_label(x, se) for x, se in losses)
+    acc = statistics.fmean(loss_accuracy(x[0]) for x in losses) if losses else 100.0
+    return acc, Counter(loss_label(x[0], x[1]) for x in losses)
 
 
 def table(results: list[dict[str, Any]], by_players: bool) -> list[str]:
@@ -109,6 +122,7 @@ def table(results: list[dict[str, Any]], by_players: bool) -> list[str]:
         lines.append(f"  {'level':8} {'seats':>5} {'accuracy':>14} {'inacc/g':>8} {'mist/g':>7} "
                      f"{'blund/g':>8}")
         means = []
+        spread: list[tuple[str, float, float]] = []
         for lv in LEVELS:
             rows = groups[key].get(lv, [])
             if not rows:
@@ -117,9 +131,18 @@ def table(results: list[dict[str, Any]], by_players: bool) -> list[str]:
             m = statistics.fmean(accs)
             se = statistics.stdev(accs) / len(accs) ** 0.5 if len(accs) > 1 else 0.0
             means.append((lv, m))
+            spread.append((lv, m, se))
             per = {lab: statistics.fmean(c[lab] for _, c in rows) for lab in LABELS}
             lines.append(f"  {lv:8} {len(rows):5d} {m:8.1f} ± {se:4.1f} {per['inaccuracy']:8.1f} "
                          f"{per['mistake']:7.1f} {per['blunder']:8.1f}")
+        # Each step up the ladder in standard errors (of the difference of the two means):
+        # below 2 the step is inside the noise of this many seats.
+        steps = []
+        for (lo, mlo, slo), (hi, mhi, shi) in pairwise(spread):
+            z = (mhi - mlo) / math.hypot(slo, shi) if slo or shi else float("inf")
+            steps.append(f"{hi}-{lo} {z:+.1f}")
+        if steps:
+            lines.append(f"  steps (standard errors): {', '.join(steps)}")
         ordered = [lv for lv, _ in sorted(means, key=lambda x: x[1])]
         expected = [lv for lv in LEVELS if lv in ordered]
         lines.append(f"  order by accuracy: {' < '.join(ordered)}"
@@ -131,6 +154,18 @@ def _write(path: str, args: argparse.Namespace, results: list[dict[str, Any]]) -
     with open(path, "w", encoding="utf-8") as fh:
         json.dump({"seed": args.seed, "hard_iterations": args.hard_iterations,
                    "expert_iterations": args.expert_iterations, "games": results}, fh)
+
+
+def write_records(stem: str, args: argparse.Namespace, results: list[dict[str, Any]]) -> None:
+    """The records of the games, one file per board (what the accuracy test analyses)."""
+    for board in sorted({r["board"] for r in results}):
+        games = [{"game": r["game"], "players": r["players"], "kinds": r["kinds"],
+                  "record": r["record"]} for r in results if r["board"] == board]
+        with open(f"{stem}.{board}.json", "w", encoding="utf-8") as fh:
+            json.dump({"format": "rebirth-accuracy-games/1", "board": board, "seed": args.seed,
+                       "levels": args.levels, "players": args.players, "games": games}, fh,
+                      separators=(",", ":"))
+            fh.write("\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -145,11 +180,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hard-iterations", type=int, default=None)
     ap.add_argument("--expert-iterations", type=int, default=None)
     ap.add_argument("--out", help="write every game's figures (JSON) here")
+    ap.add_argument("--records", help="also write the games' records alone (JSON, one file per "
+                    "board: RECORDS.BOARD.json), as tests/data/accuracy holds them")
     ap.add_argument("--reuse", help="print the table of a file written by --out, play nothing")
+    ap.add_argument("--rejudge", help="analyse again the games of a file written by --out "
+                    "(with --worlds / --candidates), play nothing")
+    ap.add_argument("--worlds", type=int, default=None, help="analysis budget (with --rejudge)")
+    ap.add_argument("--candidates", type=int, default=None, help="analysis top_k (--rejudge)")
     args = ap.parse_args(argv)
     if args.reuse:
         with open(args.reuse, encoding="utf-8") as fh:
             results = json.load(fh)["games"]
+    elif args.rejudge:
+        with open(args.rejudge, encoding="utf-8") as fh:
+            old = json.load(fh)["games"]
+        jt = [(r["board"], r["game"], r["players"], tuple(r["kinds"]), r["record"], args.worlds,
+               args.candidates) for b in args.boards.split(",")
+              for r in [r for r in old if r["board"] == b][:args.games]]
+        with Pool(args.jobs) as pool:
+            results = sorted(pool.map(judge, jt), key=lambda r: (r["board"], r["game"]))
+        if args.out:
+            _write(args.out, args, results)
     else:
         tasks = [(*t, args.seed, args.hard_iterations, args.expert_iterations)
                  for b in args.boards.split(",")
@@ -168,6 +219,8 @@ def main(argv: list[str] | None = None) -> int:
         results.sort(key=lambda r: (r["board"], r["game"]))
         if args.out:
             _write(args.out, args, results)
+    if args.records:
+        write_records(args.records, args, results)
     print("\n".join(table(results, by_players=False)))
     print()
     print("\n".join(table(results, by_players=True)))

@@ -6,6 +6,7 @@ import random
 
 from rebirth.app.match import Match
 from rebirth.bots.expert import ExpertBot
+from rebirth.bots.levels import hard_iterations
 from rebirth.bots.mcts import MCTSBot
 from rebirth.bots.registry import BOT_KINDS, make_bot
 from rebirth.bots.value import heuristic_features, with_extras
@@ -29,9 +30,13 @@ def test_expert_is_registered_and_uses_the_shipped_model() -> None:
 
 
 def test_without_a_model_expert_plays_as_hard() -> None:
-    """No model ships for Ireland with 4 players (nor for a variant game): the heuristic is
-    the fallback, and the search is hard's move for move."""
-    for game in (Game.create("ireland", 4), Game.create("scotland", 3, ["set_aside_public"])):
+    """No model ships for a variant game: the heuristic is the fallback, the search is hard's
+    move for move, and the level gets hard's budget (its own would make it a weaker hard)."""
+    for game in (Game.create("ireland", 4, ["ireland_set_aside_known"]),
+                 Game.create("scotland", 3, ["set_aside_public"])):
+        level = make_bot("expert", game, 0, 1)
+        assert isinstance(level, ExpertBot) and level.net is None
+        assert level.iterations == hard_iterations()
         bot = ExpertBot(game, 0, 5, iterations=80)
         assert bot.net is None
         st = midgame(game.board.id, game.players, 3, 10, game)

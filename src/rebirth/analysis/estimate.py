@@ -5,7 +5,9 @@ A *world* is a full state drawn from the seat's information set: one
 ``State.resample_from_infostate`` for each further world (what the search bot does),
 so nothing the seat could not see is ever used. From each world every candidate
 action is applied and the game is played to its end by the bots' fast greedy
-policy; the final margin (own score minus the best rival's) and the win share are
+policy; the world's outcome blends that playout's result with what the learned value
+network (the expert bot's, :data:`NET_WEIGHT`) predicts for the position just after the
+action, and the final margin (own score minus the best rival's) and the win share are
 averaged over the worlds. All candidates share the same worlds *and* the same
 playout random stream per world (common random numbers), so the difference
 between two candidates is much less noisy than either value.
@@ -15,15 +17,26 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
+import numpy as np
+import numpy.typing as npt
+
+from rebirth.bots.evaluate import DEFAULT, projected
+from rebirth.bots.expert import model_for
 from rebirth.bots.mcts import fast_policy
+from rebirth.bots.value import ValueNet, heuristic_features
 from rebirth.engine import native
 from rebirth.engine.determinize import determinize
 from rebirth.engine.game import Game
+from rebirth.engine.observer import Observer
 from rebirth.engine.state import State
+from rebirth.engine.tables import Phase
 from rebirth.engine.views import View
+
+_CHANCE = int(Phase.CHANCE)
 
 WIN_POINTS = 40.0
 """Points of final margin that a whole win (1.0 of win chance) is worth in a seat's expected
@@ -31,6 +44,15 @@ outcome: 10 percentage points of win chance weigh as much as 4 points of margin.
 outcome ``margin + WIN_POINTS * win`` is what the analysis ranks moves, labels them and
 measures accuracy by (docs/analysis.md, "Expected outcome"): the win chance alone is flat for
 a seat that has won or lost already, the margin alone ignores what a close game is about."""
+
+
+NET_WEIGHT = 0.5
+"""Share of the learned value in a world's outcome (the rest is the greedy playout's), as in
+the expert bot's leaves. A greedy playout values a move by what greedy players make of it
+afterwards: it judged the two search levels alike although expert beat hard by 20 points
+a game (issue 27); the network, trained on the heuristic's games, sees what a plan is
+worth, and the playout keeps the immediate points and the end of the game exact. Without a
+model for the board, player count and variants, the playout alone."""
 
 
 @dataclass(frozen=True)
@@ -125,19 +147,132 @@ class Worlds:
         self.states = [] if self.native is not None else [
             self.base.resample_from_infostate(self.seat, rng) for _ in range(count)]
         self.seeds = [rng.getrandbits(64) for _ in range(count)]
+        self.judge = Judge.of(game)
+        if self.judge is not None and bridge is not None:
+            # Set here, not once: the bridge of a game may have been made anew since.
+            bridge.observing(self.judge.layout)
 
     def outcomes(self, aid: int | None) -> list[Outcome]:
-        """Per world: apply ``aid`` (None: nothing) to a copy and play it out."""
+        """Per world: apply ``aid`` (None: nothing) to a copy, play it out and blend in the
+        network's value of the position after ``aid`` (:data:`NET_WEIGHT`)."""
+        judge = self.judge
         if self.native is not None:
-            return [Outcome(*o) for o in native.Native.outcomes(
+            played = [Outcome(*o) for o in native.Native.outcomes(
                 self.native, self.seeds, -1 if aid is None else aid, self.seat)]
-        out = []
-        for st, seed in zip(self.states, self.seeds, strict=True):
-            child = st.clone()
+            if judge is None:
+                return played
+            after = [c.clone() for c in self.native]
             if aid is not None:
-                child.apply_id(aid)
-            out.append(playout(child, self.seat, random.Random(seed)))
-        return out
+                for c in after:
+                    c.apply(aid)
+            values = judge.native_values(after, self.seat)
+        else:
+            children = [st.clone() for st in self.states]
+            if aid is not None:
+                for child in children:
+                    child.apply_id(aid)
+            # Valued before the playout changes them in place.
+            before = judge.values(children, self.seat) if judge is not None else None
+            played = [playout(child, self.seat, random.Random(seed))
+                      for child, seed in zip(children, self.seeds, strict=True)]
+            if before is None:
+                return played
+            values = before
+        return [Judge.blend(o, v) for o, v in zip(played, values, strict=True)]
+
+
+Value = tuple[float, float] | None
+"""The network's (win chance, final margin) of the analysed seat in one world; None when
+the game is over there (the playout's result is then exact)."""
+
+
+class Judge:
+    """The learned value of worlds for the analysed seat (:data:`NET_WEIGHT`): the expert
+    bot's network fed, per world, the observation of the seat to move (on a chance step, the
+    analysed seat's) and the world's projected values, as the expert bot's leaves are; the
+    worlds of one candidate go through the network as one batch."""
+
+    _made: ClassVar[dict[int, tuple[Game, Judge | None]]] = {}
+
+    def __init__(self, game: Game, net: ValueNet) -> None:
+        self.game = game
+        self.net = net
+        self.observer = Observer(game)
+        self.layout = self.observer.layout()
+        self.weights = native.weights_tuple(DEFAULT)
+        self._mask = np.zeros(game.num_actions, dtype=np.int8)
+
+    @classmethod
+    def of(cls, game: Game) -> Judge | None:
+        """The judge of ``game`` (made once per game object), None without a model."""
+        found = cls._made.get(id(game))
+        if found is None or found[0] is not game:
+            net = model_for(game)
+            found = (game, None if net is None else cls(game, net))
+            if len(cls._made) >= 64:  # a server analyses game after game: keep the last ones
+                del cls._made[next(iter(cls._made))]
+            cls._made[id(game)] = found
+        return found[1]
+
+    def _batch(self, live: int, seat: int, fill: Callable[[int, npt.NDArray[np.float32]], int]
+               ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """The network's (win, margin) of ``seat`` for ``live`` rows; ``fill(row, x)`` writes
+        one world's observation into ``x`` and returns its seat to move."""
+        n = self.game.players
+        xs = np.zeros((live, self.net.input_size), dtype=np.float32)
+        rel = np.zeros(live, dtype=np.intp)
+        for row in range(live):
+            q = fill(row, xs[row])
+            rel[row] = (seat - q) % n
+        wins, margins = self.net.evaluate_batch(xs)
+        rows = np.arange(live)
+        return wins[rows, rel], margins[rows, rel]
+
+    def _extras(self, x: npt.NDArray[np.float32], q: int, vals: list[float]) -> None:
+        if self.net.extra_inputs:
+            n = self.game.players
+            x[self.observer.size:] = heuristic_features([vals[(q + r) % n] for r in range(n)])
+
+    def values(self, states: list[State], seat: int) -> list[Value]:
+        """The value of each world (a :class:`State`) for ``seat``."""
+        live = [st for st in states if not st.done]
+
+        def fill(row: int, x: npt.NDArray[np.float32]) -> int:
+            st = live[row]
+            q = st.current_player if st.current_player >= 0 else seat
+            for i, v in self.observer.sparse(st.view(q, detail=False)).items():
+                x[i] = v
+            self._extras(x, q, projected(st, DEFAULT))
+            return q
+        return self._spread([st.done for st in states], self._batch(len(live), seat, fill))
+
+    def native_values(self, states: list[native.CStateLike], seat: int) -> list[Value]:
+        """:meth:`values` of native states (their observations written by the core)."""
+        live = [c for c in states if not c.done]
+        size = self.observer.size
+
+        def fill(row: int, x: npt.NDArray[np.float32]) -> int:
+            c = live[row]
+            q = seat if c.phase == _CHANCE else c.cur
+            c.observe(q, x[:size], self._mask)
+            self._extras(x, q, c.projected(self.weights))
+            return q
+        return self._spread([c.done for c in states], self._batch(len(live), seat, fill))
+
+    @staticmethod
+    def _spread(done: list[bool], got: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]
+                ) -> list[Value]:
+        it = iter(zip(got[0].tolist(), got[1].tolist(), strict=True))
+        return [None if d else next(it) for d in done]
+
+    @staticmethod
+    def blend(played: Outcome, value: Value) -> Outcome:
+        """The playout's outcome with the network's ``value`` of the position blended in."""
+        if value is None:
+            return played
+        a = NET_WEIGHT
+        return Outcome((1 - a) * played.win + a * value[0],
+                       (1 - a) * played.margin + a * value[1], played.score)
 
 
 def summarise(action: str | None, outs: list[Outcome]) -> Estimate:

@@ -19,8 +19,9 @@ import numpy as np
 
 from rebirth.bots.base import Bot, register
 from rebirth.bots.evaluate import DEFAULT
+from rebirth.bots.levels import hard_iterations
 from rebirth.bots.mcts import MCTSBot
-from rebirth.bots.value import ValueNet, heuristic_features, shipped_model, with_extras
+from rebirth.bots.value import ValueNet, predict, shipped_model
 from rebirth.engine import native
 from rebirth.engine.game import Game
 from rebirth.engine.observer import Observer
@@ -108,24 +109,21 @@ class ExpertBot(MCTSBot):
                x: dict[int, float]) -> list[float]:
         """The leaf reward of every seat: the network's logistic margin from seat ``q``'s
         observation ``x`` (sparse) blended with the heuristic's ``heur``."""
-        net = self.net
-        assert net is not None
-        n = len(vals)
-        if net.extra_inputs:
-            # The projected values of this sampled world, as in training (relative to q).
-            x = with_extras(x, self.observer.size, heuristic_features([vals[(q + r) % n]
-                                                                       for r in range(n)]))
-        _, margins = net.evaluate_all(x)
+        assert self.net is not None
+        _, margins = predict(self.net, self.observer.size, q, vals, x)
         a = self.net_weight
         out = list(heur)
         t = self.temperature
-        for r in range(n):
-            z = max(-30.0, min(30.0, margins[r] / t))
-            s = (q + r) % n
+        for s, m in enumerate(margins):
+            z = max(-30.0, min(30.0, m / t))
             out[s] = a / (1.0 + math.exp(-z)) + (1.0 - a) * heur[s]
         return out
 
 
 @register("expert", f"level expert: mcts with {EXPERT_ITERATIONS} iterations and the learned value")
 def _make(game: Game, seat: int, seed: int | None) -> Bot:
-    return ExpertBot(game, seat, seed, iterations=expert_iterations())
+    net = model_for(game)
+    # Without a model the expert is the hard bot, budget included: its own budget without
+    # the network's leaves would make it a weaker hard.
+    return ExpertBot(game, seat, seed, net=net,
+                     iterations=expert_iterations() if net is not None else hard_iterations())

@@ -20,7 +20,6 @@ from rebirth.bots.heuristic import HeuristicBot
 from rebirth.bots.mcts import MCTSBot
 from rebirth.engine import native
 from rebirth.engine import state as _state_module
-from rebirth.engine.determinize import determinize
 from rebirth.engine.game import Game
 from rebirth.engine.views import View
 
@@ -61,28 +60,34 @@ HARD_ITERATIONS = hard_iterations()
 """The ``hard`` level's budget in the running build and core (at import)."""
 
 
-class EasyBot(Bot):
-    """Friendly: mostly the greedy move, but about one move in three is one of the five best
-    by immediate points, so it plays sensibly and leaves chances."""
+class EasyBot(GreedyBot):
+    """Friendly: the greedy move half of the time, otherwise a move that scores less now (any
+    of them, at random), so it plays sensibly often and leaves chances. A slip among moves
+    that score the same would be no slip at all: on Scotland the greedy move ties with about
+    ten others. In a 4-player arena game of random, greedy, easy and normal (100 games,
+    seed 7) easy scored between the two: 77.9 points against greedy's 101.0 and random's
+    65.2 on Scotland, 120.4 against 136.0 and 93.0 on Ireland."""
 
     kind = "easy"
-    slip = 0.35
-    """Share of moves picked among the :attr:`pool` best by immediate points, not the best."""
-    pool = 5
+    slip = 0.5
+    """Share of moves that are a slip: a move scoring less now than the greedy move."""
+    pool: int | None = None
+    """A slip picks among this many of the best moves below the greedy move's points (None:
+    among all of them)."""
 
     def choose(self, view: View) -> str:
-        state = determinize(self.game, view, self.rng)
-        me = self.seat
-        base = state.score[me]
-        scored = []
-        for aid in sorted(state.legal_action_ids()):
-            child = state.clone()
-            child.apply_id(aid)
-            # A random tiebreak: equal moves must not all pile up in one corner of the map.
-            scored.append((child.score[me] - base, self.rng.random(), aid))
-        scored.sort(reverse=True)
-        pool = scored[:1] if self.rng.random() >= self.slip else scored[:self.pool]
-        return state.action_text(pool[int(self.rng.random() * len(pool))][2])
+        state, gains = self.gains(view)
+        top = max(g for g, _ in gains)
+        pick = [aid for g, aid in gains if g == top]
+        if self.rng.random() < self.slip:
+            worse = [(g, aid) for g, aid in gains if g < top]
+            if self.pool is not None:
+                # A random tiebreak: equal moves must not all pile up in one corner of the map.
+                worse = [(g, aid) for g, _, aid in sorted(
+                    ((g, self.rng.random(), aid) for g, aid in worse), reverse=True)][:self.pool]
+            if worse:  # every move scoring the same leaves nothing to slip to
+                pick = [aid for _, aid in worse]
+        return state.action_text(pick[int(self.rng.random() * len(pick))])
 
 
 @register("easy", "level easy: greedy with deliberate slips")

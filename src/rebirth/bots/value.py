@@ -65,6 +65,22 @@ def with_extras(sparse: Mapping[int, float], size: int, extras: Sequence[float])
     return out
 
 
+def predict(net: ValueNet, size: int, q: int, projected: Sequence[float],
+            sparse: Mapping[int, float]) -> tuple[list[float], list[float]]:
+    """Every seat's win chance and final margin (indexed by seat, not relative) as ``net``
+    predicts them from seat ``q``'s observation ``sparse`` (an observer's ``size`` entries)
+    and the position's ``projected`` values (per seat), as the expert bot's leaves read it
+    (the analysis feeds the same inputs as a batch, ``rebirth.analysis.estimate.Judge``)."""
+    n = len(projected)
+    x = sparse
+    if net.extra_inputs:
+        # The projected values relative to q, as in training.
+        x = with_extras(sparse, size, heuristic_features([projected[(q + r) % n]
+                                                          for r in range(n)]))
+    wins, margins = net.evaluate_all(x)
+    return ([wins[(s - q) % n] for s in range(n)], [margins[(s - q) % n] for s in range(n)])
+
+
 class ModelError(UserError):
     """A model file that is missing, malformed or made for another observer layout: a catalog
     key plus arguments."""
@@ -192,7 +208,10 @@ class ValueNet:
         if arr.ndim != 2 or arr.shape[1] != self.input_size:
             raise ValueError(f"a (B, {self.input_size}) batch expected, got shape {arr.shape}")
         w, b = self.hidden[0]
-        return self._heads(np.asarray(arr @ w + b, dtype=np.float32))
+        # Observations are mostly zeros (about 150 of 3,600 on Scotland) and a batch's worlds
+        # share most of theirs: the product over the columns any of them uses.
+        cols = np.flatnonzero(arr.any(axis=0))
+        return self._heads(np.asarray(arr[:, cols] @ w[cols] + b, dtype=np.float32))
 
     def evaluate_view(self, observer: Observer, view: View,
                       projected: Sequence[float] | None = None) -> tuple[float, float]:
