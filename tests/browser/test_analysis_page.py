@@ -94,7 +94,9 @@ DESKTOP = {"width": 1280, "height": 860}
 
 
 def test_win_chart_end_labels_never_overlap(tmp_path: Path, new_context: Any) -> None:
-    rec = bot_record(seed=5, players=4)
+    # Seed 2: two players end 0.1 pp apart at this budget (seed 5 did before the analysis
+    # blended the value network in; it ends 8 pp apart now).
+    rec = bot_record(seed=2, players=4)
     where = _store_finished_game(tmp_path / "g.db", rec)
     srv = LiveServer(tmp_path / "g.db", analysis_worlds=2)
     srv.start()
