@@ -30,7 +30,7 @@ from multiprocessing import Pool
 from typing import Any
 
 from rebirth.analysis import DEFAULT_TOP_K, DEFAULT_WORLDS, analyse
-from rebirth.analysis.core import LABELS, loss_accuracy, loss_label
+from rebirth.analysis.core import LABELS, loss_accuracy, loss_label, seat_accuracy
 from rebirth.app.arena import deal_seed
 from rebirth.app.match import Match, bot_seed
 from rebirth.bots.expert import ExpertBot
@@ -99,7 +99,7 @@ def seat_figures(seat: dict[str, Any]) -> tuple[float, Counter[str]]:
     """A seat's accuracy and labels recomputed from its decisions' losses (the current
     definitions; equal to the stored ones when the definitions have not changed)."""
     losses = seat["losses"]
-    acc = statistics.fmean(loss_accuracy(x[0]) for x in losses) if losses else 100.0
+    acc = seat_accuracy([loss_accuracy(x[0]) for x in losses])
     return acc, Counter(loss_label(x[0], x[1]) for x in losses)
 
 

@@ -262,6 +262,23 @@ def loss_accuracy(loss: float) -> float:
     return 100.0 * math.exp(-max(0.0, loss) / ACCURACY_SCALE)
 
 
+MIN_MOVE_ACCURACY = 1.0
+"""The least a move counts with in a seat's accuracy (a loss of ACCURACY_SCALE · ln 100, about
+23 points, or more): one hopeless move does not sink a whole game's figure."""
+
+
+def seat_accuracy(accuracies: Sequence[float]) -> float:
+    """A seat's accuracy from its moves' (100 with none): their geometric mean, each at least
+    :data:`MIN_MOVE_ACCURACY`, which is :func:`loss_accuracy` of the seat's mean loss per move
+    (each loss capped there), so seats are ordered as their mean losses are. The plain mean of
+    the convex per-move curve rewarded erratic play: a random player's occasional near-best
+    move outweighed its larger losses, and it came out above ``easy`` on Scotland with 2
+    players although its mean loss per move was larger (docs/analysis.md)."""
+    if not accuracies:
+        return 100.0
+    return math.exp(statistics.fmean(math.log(max(MIN_MOVE_ACCURACY, a)) for a in accuracies))
+
+
 def move_accuracy(loss_win: float, loss_margin: float = 0.0) -> float:
     """A move's accuracy from a drop in win chance (0..1) and in final margin (points), the
     two parts of its loss in expected outcome (:func:`loss_accuracy`)."""
@@ -488,7 +505,7 @@ def analyse(record: Any, seat: int | None = None, *, worlds: int = DEFAULT_WORLD
             d = dec_list[k]
             dec_list[k] = _with_explanation(d, explain(d, worlds_of[k], lang, names))
         counts = {lab: sum(1 for k in mine if dec_list[k].label == lab) for lab in LABELS}
-        acc = statistics.fmean(dec_list[k].accuracy for k in mine) if mine else 100.0
+        acc = seat_accuracy([dec_list[k].accuracy for k in mine])
         ql = [x for x in luck if x.seat == q]
         res = final_outcome(final, q)
         summaries.append(SeatSummary(
