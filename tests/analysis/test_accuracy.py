@@ -110,8 +110,8 @@ greedy playouts alone and the plain mean of the moves it was 1.7, 5.8 and 2.9.""
 def test_a_seats_accuracy_survives_a_reseed_of_the_other_seats_bots(board: str) -> None:
     # Issue 27: the analysis of a seat's games does not change, beyond its noise, when only
     # the other seats' bots are seeded anew (their moves change, so the games do too). The
-    # normal seat's mean accuracy over the same deals moves by a few points, less than
-    # its lead over the greedy and easy seats, which holds under every reseed.
+    # normal seat's mean accuracy over the same deals moves by no more than the games' own
+    # noise, and its lead over the greedy and easy seats holds under every reseed.
     kinds = ("normal", "greedy", "easy")
     means: list[dict[str, float]] = []
     for reseed in range(3):
@@ -129,16 +129,20 @@ def test_a_seats_accuracy_survives_a_reseed_of_the_other_seats_bots(board: str) 
     normal = [m["normal"] for m in means]
     assert max(normal) - min(normal) <= RESEED_BAND, means
     for m in means:
-        assert m["normal"] - max(m["greedy"], m["easy"]) > RESEED_BAND, means
+        assert m["normal"] - max(m["greedy"], m["easy"]) > LEAD_MIN, means
 
 
-RESEED_BAND = 10.0
+RESEED_BAND = 20.0
 """Accuracy points the normal seat's mean over four deals may move when the other seats'
-bots are seeded anew: a game's accuracy varies by about 5 points from game to game, so a
-mean of four by about 2.5, and three such means lie within 10 (4 standard deviations) all
-but about once in a hundred. Measured at WORLDS worlds over reseeds 0, 1 and 2: 6.8
-(Scotland) and 6.3 points (Ireland), while the normal seat's lead over the better of greedy
-and easy was at least 15.5 and 14.8."""
+bots are seeded anew, from the noise of the games themselves: a normal seat's accuracy has a
+standard deviation of 9.2 (Ireland) to 12.3 points (Scotland) over the 3-player games of
+``benchmarks/analysis_accuracy.py --levels random,easy,greedy,normal --seed 1``, so about 5
+for a mean of four, and three such means lie within 20 (4 of those) all but about once in a
+hundred. Measured at WORLDS worlds over reseeds 0, 1 and 2: 6.8 (Scotland) and 6.3 points
+(Ireland)."""
+LEAD_MIN = 10.0
+"""The normal seat's lead over the better of greedy and easy under every reseed: measured at
+least 15.5 (Scotland) and 14.8 (Ireland)."""
 
 
 def test_a_worlds_outcome_blends_the_playout_with_the_network() -> None:
