@@ -5,19 +5,27 @@ import { api, fillLangMenu, h, loadCatalogs, loadLanguages, pickLang, setLang, t
 const $ = (id) => document.getElementById(id);
 let lang = "en";
 const S = window.rebirthState = { board: "scotland", players: 2, rows: null, error: null, version: 0 };
+let asked = 0;  // the latest request: an older answer arriving after it is dropped
 
 async function show() {
   const q = new URLSearchParams(location.search);
   q.set("board", S.board); q.set("players", String(S.players));
   history.replaceState(null, "", `${location.pathname}?${q}`);
   $("status").textContent = t(lang, "ratings.loading");
+  const mine = ++asked;
+  let rows, error = null, note = null;
   try {
     const body = await api(`/api/ratings?board=${encodeURIComponent(S.board)}&players=${S.players}`);
-    S.rows = body.ratings; S.error = null;
-    $("note").textContent = t(lang, "ratings.min_games", { n: body.min_games });
+    rows = body.ratings;
+    note = t(lang, "ratings.min_games", { n: body.min_games });
   } catch (e) {
-    S.rows = []; S.error = e.message;
+    rows = []; error = e.message;
   }
+  // Two quick changes of the selectors ask twice; the first answer may come last and must
+  // not replace the table of the choice on screen.
+  if (mine !== asked) return;
+  S.rows = rows; S.error = error;
+  if (note !== null) $("note").textContent = note;
   render();
   S.version += 1;
   document.body.dataset.ready = "1";
